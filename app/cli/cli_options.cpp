@@ -1,0 +1,93 @@
+#include "cli_options.h"
+
+#include "engine/util/error.h"
+
+#include <cctype>
+
+namespace shardscope::cli {
+
+namespace {
+
+int positiveInt(const std::string& option, const std::string& value) {
+    bool digits = !value.empty() && value.size() < 10;
+    for (char c : value)
+        digits = digits && std::isdigit(static_cast<unsigned char>(c));
+    if (!digits || std::stoi(value) < 1)
+        throw InputError(option + " " + value + ": expected a positive integer");
+    return std::stoi(value);
+}
+
+} // namespace
+
+std::string usageText() {
+    return "usage:\n"
+           "  shardscope-cli models | clusters [--json]   list presets with their parameters\n"
+           "  shardscope-cli evaluate --model NAME|PATH [--set key=value ...] --cluster NAME|PATH [--nodes N]\n"
+           "                 [--mesh data=16,model=8] [--strategy dp|megatron|megatron-sp|zero1|zero2|zero3|fsdp|"
+           "A+B|PLAN.json]\n"
+           "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--optimizer adam|sgd]\n"
+           "                 [--plan-out PLAN.json] [--json]\n"
+           "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
+}
+
+CliOptions parseCliOptions(const std::vector<std::string>& args) {
+    CliOptions o;
+    if (args.empty())
+        throw InputError("missing command (models, clusters, evaluate); try --help");
+    o.command = args.front();
+    if (o.command == "--help" || o.command == "-h" || o.command == "help") {
+        o.command = "help";
+        return o;
+    }
+    if (o.command != "models" && o.command != "clusters" && o.command != "evaluate")
+        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate)");
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size())
+                throw InputError(a + ": missing value");
+            return args[++i];
+        };
+        if (a == "--json")
+            o.json = true;
+        else if (a == "--model")
+            o.scenario.model.spec = value();
+        else if (a == "--set")
+            o.scenario.model.sets.push_back(value());
+        else if (a == "--batch")
+            o.scenario.model.batch = positiveInt(a, value());
+        else if (a == "--cluster")
+            o.scenario.cluster = value();
+        else if (a == "--nodes")
+            o.scenario.nodes = positiveInt(a, value());
+        else if (a == "--mesh")
+            o.scenario.mesh = value();
+        else if (a == "--strategy")
+            o.scenario.strategy = value();
+        else if (a == "--microbatches")
+            o.scenario.microbatches = positiveInt(a, value());
+        else if (a == "--recompute") {
+            const std::string& v = value();
+            o.scenario.recompute = parseRecompute(v);
+            if (!o.scenario.recompute)
+                throw InputError("--recompute " + v + ": expected none, selective or full");
+        } else if (a == "--optimizer") {
+            const std::string& v = value();
+            o.scenario.optimizer = parseOptimizer(v);
+            if (!o.scenario.optimizer)
+                throw InputError("--optimizer " + v + ": expected adam or sgd");
+        } else if (a == "--plan-out")
+            o.planOut = value();
+        else
+            throw InputError("unknown option '" + a + "'; try --help");
+    }
+    if (o.command == "evaluate") {
+        if (o.scenario.model.spec.empty())
+            throw InputError("evaluate: --model is required");
+        if (o.scenario.cluster.empty())
+            throw InputError("evaluate: --cluster is required");
+    }
+    return o;
+}
+
+} // namespace shardscope::cli

@@ -1,0 +1,24 @@
+#pragma once
+// Command-line options of shardscope-cli.
+
+#include "engine/io/scenario.h"
+
+#include <string>
+#include <vector>
+
+namespace shardscope::cli {
+
+/// A parsed command line: the command, the scenario it describes and the output flags.
+struct CliOptions {
+    std::string command;         ///< models, clusters, evaluate, help
+    ScenarioRequest scenario;
+    bool json = false;
+    std::string planOut;         ///< --plan-out PATH: save the evaluated plan
+};
+
+/// Parses `args` (without the program name). Throws InputError naming the bad option.
+CliOptions parseCliOptions(const std::vector<std::string>& args);
+/// The usage text.
+std::string usageText();
+
+} // namespace shardscope::cli

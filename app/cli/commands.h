@@ -1,0 +1,17 @@
+#pragma once
+// The commands of shardscope-cli; each prints to `out` and returns the exit status.
+
+#include "cli_options.h"
+
+#include <ostream>
+
+namespace shardscope::cli {
+
+/// `models`: every model preset with its family and parameters.
+int runModels(const CliOptions& options, std::ostream& out);
+/// `clusters`: every cluster preset with its figures.
+int runClusters(const CliOptions& options, std::ostream& out);
+/// `evaluate`: the analytic cost of a baseline or a plan file, as a table or JSON.
+int runEvaluate(const CliOptions& options, std::ostream& out);
+
+} // namespace shardscope::cli

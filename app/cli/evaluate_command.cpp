@@ -1,0 +1,76 @@
+#include "commands.h"
+
+#include "engine/cost/cost_model.h"
+#include "engine/cost/evaluation.h"
+#include "engine/io/evaluation_json.h"
+#include "engine/io/plan_file.h"
+#include "engine/util/units.h"
+
+#include <cstdio>
+#include <map>
+
+namespace shardscope::cli {
+
+namespace {
+
+std::string pad(const std::string& s, std::size_t width) {
+    return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
+}
+
+void printTable(const Evaluation& e, const Scenario& s, std::ostream& out) {
+    out << "model      " << s.graph.name << " (" << formatCount(e.paramsTotal) << " parameters, "
+        << formatCount(e.flopsPerStep) << "FLOP per step)\n";
+    out << "cluster    " << s.cluster.name << ", " << e.devices << " x " << s.cluster.device.name << "\n";
+    out << "mesh       " << e.mesh.toString() << "   strategy " << e.planName << "\n\n";
+    out << "step time  " << formatSeconds(e.stepTime) << "  = compute " << formatSeconds(e.computeTime)
+        << " + communication " << formatSeconds(e.commTime) << " + optimizer " << formatSeconds(e.optimizerTime)
+        << "\n";
+    out << "memory     " << formatBytes(e.peakMemory) << " of " << formatBytes(e.memoryCapacity)
+        << " per device: parameters " << formatBytes(e.memory.parameters) << ", gradients "
+        << formatBytes(e.memory.gradients) << ", optimizer " << formatBytes(e.memory.optimizer) << ", activations "
+        << formatBytes(e.memory.activations) << ", buffers " << formatBytes(e.buffers) << "\n";
+    out << "traffic    " << formatBytes(e.commBytesPerDevice) << " sent per device per step\n";
+    out << (e.feasible ? "feasible   yes\n" : "feasible   NO: " + e.overflow + "\n");
+
+    // Communication by kind and purpose.
+    std::map<std::string, std::pair<double, int>> byKind;
+    for (const OpReport& r : e.perOp)
+        for (const CollectiveCost& c : r.collectives) {
+            auto& entry = byKind[std::string(collectiveName(c.kind)) + " (" + std::string(purposeName(c.purpose)) + ")"];
+            entry.first += c.totalTime();
+            entry.second += c.count;
+        }
+    if (!byKind.empty()) {
+        out << "\ncommunication by kind\n";
+        for (const auto& [k, v] : byKind)
+            out << "  " << pad(k, 34) << pad(std::to_string(v.second) + " x", 10) << formatSeconds(v.first) << "\n";
+    }
+    out << "\n" << pad("op", 36) << pad("kind", 14) << pad("strategy", 22) << pad("compute", 12) << pad("comm", 12)
+        << "memory\n";
+    for (const OpReport& r : e.perOp) {
+        const Op& op = s.graph.op(r.op);
+        out << pad(op.name, 36) << pad(std::string(opKindName(op.kind)), 14) << pad(r.strategy, 22)
+            << pad(formatSeconds(r.computeTime), 12) << pad(formatSeconds(r.commTime), 12)
+            << formatBytes(r.memory.sum()) << "\n";
+    }
+}
+
+} // namespace
+
+int runEvaluate(const CliOptions& options, std::ostream& out) {
+    const Scenario s = loadScenario(options.scenario);
+    const CostModel model(s.graph, s.cluster, s.plan.mesh, s.plan.settings);
+    const auto e = evaluate(model, s.plan);
+    if (!options.planOut.empty())
+        savePlan(options.planOut, s.plan, s.graph, e.get());
+    if (options.json) {
+        auto j = evaluationToJson(*e, s.graph);
+        j["cluster"] = s.cluster.name;
+        out << j.dump(1) << "\n";
+    } else {
+        printTable(*e, s, out);
+    }
+    return 0;
+}
+
+} // namespace shardscope::cli

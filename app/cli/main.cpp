@@ -1,0 +1,30 @@
+// shardscope-cli: the headless client of the engine (listings, evaluation, later search and bench).
+
+#include "cli_options.h"
+#include "commands.h"
+
+#include "engine/util/error.h"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+    using namespace shardscope;
+    try {
+        const cli::CliOptions options = cli::parseCliOptions(std::vector<std::string>(argv + 1, argv + argc));
+        if (options.command == "help") {
+            std::cout << cli::usageText();
+            return 0;
+        }
+        if (options.command == "models")
+            return cli::runModels(options, std::cout);
+        if (options.command == "clusters")
+            return cli::runClusters(options, std::cout);
+        return cli::runEvaluate(options, std::cout);
+    } catch (const InputError& e) {
+        std::cerr << "shardscope-cli: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "shardscope-cli: internal error: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,54 @@
+#include "engine/cluster/cluster.h"
+
+#include "engine/util/error.h"
+
+#include <algorithm>
+
+namespace shardscope {
+
+double DeviceSpec::peakFor(DType t) const {
+    if (auto it = peakFlops.find(t); it != peakFlops.end())
+        return it->second;
+    if (auto it = peakFlops.find(DType::FP32); it != peakFlops.end())
+        return it->second;
+    double best = 0;
+    for (const auto& [d, v] : peakFlops)
+        best = std::max(best, v);
+    return best;
+}
+
+int Cluster::deviceCount() const {
+    int n = 1;
+    for (const LinkLevel& l : levels)
+        n *= l.size;
+    return n;
+}
+
+void Cluster::validate(const std::string& where) const {
+    if (levels.empty())
+        throw InputError(where + ": field 'levels' is empty");
+    if (device.peakFlops.empty())
+        throw InputError(where + ": field 'device.peak_flops' is empty");
+    for (const auto& [d, v] : device.peakFlops)
+        if (!(v > 0))
+            throw InputError(where + ": field 'device.peak_flops." + std::string(dtypeName(d)) + "' must be positive");
+    if (!(device.memoryBytes > 0))
+        throw InputError(where + ": field 'device.memory_bytes' must be positive");
+    if (!(device.memoryBandwidth > 0))
+        throw InputError(where + ": field 'device.memory_bandwidth' must be positive");
+    if (!(device.efficiency > 0 && device.efficiency <= 1))
+        throw InputError(where + ": field 'device.efficiency' must be in (0, 1]");
+    if (device.launchFloor < 0)
+        throw InputError(where + ": field 'device.launch_floor_s' must not be negative");
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const std::string field = where + ": field 'levels[" + std::to_string(i) + "]";
+        if (levels[i].size < 1)
+            throw InputError(field + ".size' must be at least 1");
+        if (!(levels[i].bandwidth > 0))
+            throw InputError(field + ".bandwidth' must be positive");
+        if (levels[i].latency < 0)
+            throw InputError(field + ".latency_s' must not be negative");
+    }
+}
+
+} // namespace shardscope

@@ -1,0 +1,91 @@
+#include "engine/cluster/mesh.h"
+
+#include "engine/util/error.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace shardscope {
+
+Mesh Mesh::parse(const std::string& text) {
+    Mesh mesh;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+        const auto eq = part.find('=');
+        if (eq == std::string::npos || eq == 0 || eq + 1 == part.size())
+            throw InputError("--mesh '" + text + "': expected name=size, got '" + part + "'");
+        MeshAxis axis;
+        axis.name = part.substr(0, eq);
+        for (char ch : axis.name)
+            if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_')
+                throw InputError("--mesh '" + text + "': axis name '" + axis.name + "' must be letters, digits or _");
+        const std::string size = part.substr(eq + 1);
+        for (char ch : size)
+            if (!std::isdigit(static_cast<unsigned char>(ch)))
+                throw InputError("--mesh '" + text + "': size '" + size + "' of axis '" + axis.name + "' is not a number");
+        axis.size = std::stoi(size);
+        if (axis.size < 1)
+            throw InputError("--mesh '" + text + "': axis '" + axis.name + "' must have size at least 1");
+        if (mesh.find(axis.name))
+            throw InputError("--mesh '" + text + "': axis '" + axis.name + "' named twice");
+        mesh.axes.push_back(axis);
+    }
+    if (mesh.axes.empty())
+        throw InputError("--mesh: empty mesh");
+    if (mesh.axes.size() > 8)
+        throw InputError("--mesh '" + text + "': at most 8 axes");
+    return mesh;
+}
+
+std::string Mesh::toString() const {
+    std::string s;
+    for (const MeshAxis& a : axes)
+        s += (s.empty() ? "" : ",") + a.name + "=" + std::to_string(a.size);
+    return s;
+}
+
+int Mesh::deviceCount() const {
+    int n = 1;
+    for (const MeshAxis& a : axes)
+        n *= a.size;
+    return n;
+}
+
+std::optional<AxisId> Mesh::find(const std::string& name) const {
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        if (axes[i].name == name)
+            return AxisId(i);
+    return std::nullopt;
+}
+
+int Mesh::stride(AxisId a) const {
+    int s = 1;
+    for (std::size_t i = a.index() + 1; i < axes.size(); ++i)
+        s *= axes[i].size;
+    return s;
+}
+
+int Mesh::groupSize(AxisSet set) const {
+    int n = 1;
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        if (set & (AxisSet(1) << i))
+            n *= axes[i].size;
+    return n;
+}
+
+std::string Mesh::setName(AxisSet set) const {
+    std::string s;
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        if (set & (AxisSet(1) << i))
+            s += (s.empty() ? "" : "+") + axes[i].name;
+    return s.empty() ? "-" : s;
+}
+
+void Mesh::verify(int devices, const std::string& clusterName) const {
+    if (deviceCount() != devices)
+        throw InputError("mesh " + toString() + " has " + std::to_string(deviceCount()) + " devices but cluster " +
+                         clusterName + " has " + std::to_string(devices));
+}
+
+} // namespace shardscope

@@ -1,0 +1,52 @@
+#pragma once
+// A logical device mesh: named axes, major to minor, whose sizes multiply to the device count.
+
+#include "engine/util/ids.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+/// A set of mesh axes as a bit mask (bit i = axis i). Mesh order (major to minor) is implied.
+using AxisSet = std::uint32_t;
+
+/// One named mesh axis.
+struct MeshAxis {
+    std::string name;
+    int size = 1;
+};
+
+/// Named axes listed major to minor (`data=16,model=8`). Device ids are node-major, so the minor
+/// axes stay inside a node.
+struct Mesh {
+    std::vector<MeshAxis> axes;
+
+    /// Parses "data=16,model=8". Throws InputError naming the bad part.
+    static Mesh parse(const std::string& text);
+    /// The text form "data=16,model=8".
+    std::string toString() const;
+    /// Number of devices (product of the sizes).
+    int deviceCount() const;
+    /// The axis called `name`, if any.
+    std::optional<AxisId> find(const std::string& name) const;
+    /// Number of axes.
+    std::size_t rank() const { return axes.size(); }
+    /// Size of axis `a`.
+    int size(AxisId a) const { return axes[a.index()].size; }
+    /// Device-id stride of axis `a` (product of the sizes of the axes minor to it).
+    int stride(AxisId a) const;
+    /// Product of the sizes of the axes in `set`.
+    int groupSize(AxisSet set) const;
+    /// Names of the axes in `set`, joined by '+': "data+model"; "-" for the empty set.
+    std::string setName(AxisSet set) const;
+    /// Checks the device count equals `devices`. Throws InputError naming both counts.
+    void verify(int devices, const std::string& clusterName) const;
+};
+
+/// The bit of axis `a`.
+constexpr AxisSet axisBit(AxisId a) { return AxisSet(1) << a.value; }
+
+} // namespace shardscope

@@ -1,0 +1,295 @@
+#include "engine/cost/cost_model.h"
+
+#include "engine/sharding/resharding.h"
+
+#include <algorithm>
+
+namespace shardscope {
+
+namespace {
+
+/// Bytes per parameter of optimizer state: Adam keeps fp32 master weights, m and v; SGD master and momentum.
+double optimizerStateBytes(OptimizerKind o) { return o == OptimizerKind::Adam ? 12.0 : 8.0; }
+/// Bytes of memory traffic per parameter for one update (reads and writes of state, gradient, weight).
+double optimizerTrafficBytes(OptimizerKind o) { return o == OptimizerKind::Adam ? 28.0 : 20.0; }
+
+/// The operand's bytes on one device under `sharding`.
+double localBytes(const Tensor& t, const TensorSharding& sharding, const Mesh& mesh) {
+    return t.bytes() * localFraction(sharding, mesh);
+}
+
+} // namespace
+
+CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings)
+    : graph_(graph), cluster_(cluster), mesh_(mesh), settings_(settings), comm_(cluster, mesh_) {
+    needsGrad_.assign(graph.tensors().size(), false);
+    for (std::size_t t = 0; t < graph.tensors().size(); ++t)
+        needsGrad_[t] = graph.tensors()[t].role == TensorRole::Parameter;
+    for (OpId o : graph.topoOrder()) {
+        const Op& op = graph.op(o);
+        bool any = false;
+        for (TensorId t : op.inputs)
+            any = any || needsGrad_[t.index()];
+        for (TensorId t : op.outputs)
+            needsGrad_[t.index()] = any;
+    }
+    for (OpId o : graph.topoOrder()) {
+        const Op& op = graph.op(o);
+        for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+            const TensorId t = op.inputs[k];
+            const Tensor& tensor = graph.tensor(t);
+            if (tensor.producer.valid()) {
+                const Op& producer = graph.op(tensor.producer);
+                const auto slot = static_cast<std::size_t>(
+                    std::find(producer.outputs.begin(), producer.outputs.end(), t) - producer.outputs.begin());
+                edges_.push_back(Edge{tensor.producer, o, t, slot, k, false});
+            } else if (tensor.role == TensorRole::Parameter) {
+                const OpId owner = graph.parameterOwner(t);
+                if (owner == o)
+                    continue;
+                const Op& ownerOp = graph.op(owner);
+                const auto slot = static_cast<std::size_t>(
+                    std::find(ownerOp.inputs.begin(), ownerOp.inputs.end(), t) - ownerOp.inputs.begin());
+                edges_.push_back(Edge{owner, o, t, slot, k, true});
+            }
+        }
+    }
+}
+
+double CostModel::backwardFlops(OpId o) const {
+    const Op& op = graph_.op(o);
+    const OpKindTraits& traits = opKindTraits(op.kind);
+    int gradInputs = 0;
+    for (TensorId t : op.inputs)
+        gradInputs += needsGrad_[t.index()] ? 1 : 0;
+    if (gradInputs == 0 || traits.category == OpCategory::Layout)
+        return 0;
+    if (traits.category == OpCategory::Contraction)
+        return graph_.forwardFlops(o) * gradInputs;
+    if (traits.category == OpCategory::Lookup)
+        return graph_.tensor(op.outputs.front()).elements();
+    return graph_.forwardFlops(o);
+}
+
+double CostModel::computeSeconds(double flops, double bytes, DType dtype) const {
+    const DeviceSpec& d = cluster_.device;
+    return std::max({flops / (d.peakFor(dtype) * d.efficiency), bytes / d.memoryBandwidth, d.launchFloor});
+}
+
+CollectiveCost CostModel::collective(CollectiveKind kind, AxisSet axes, double bytes, int count, Phase phase,
+                                     CommPurpose purpose, const std::string& tensor) const {
+    CollectiveCost c;
+    c.kind = kind;
+    c.axes = axes;
+    c.bytes = bytes;
+    c.time = comm_.time(kind, axes, bytes);
+    c.bytesSent = comm_.bytesSent(kind, axes, bytes);
+    c.count = count;
+    c.phase = phase;
+    c.purpose = purpose;
+    c.tensor = tensor;
+    return c;
+}
+
+bool CostModel::recomputed(const Op& op) const {
+    return settings_.recompute == Recompute::Full ||
+           (settings_.recompute == Recompute::Selective && op.attentionCore);
+}
+
+double CostModel::savedActivationBytes(OpId o, const OpStrategy& s) const {
+    const Op& op = graph_.op(o);
+    const OpKindTraits& traits = opKindTraits(op.kind);
+    if (traits.category == OpCategory::Layout)
+        return 0;
+    if (settings_.recompute == Recompute::Selective && op.attentionCore)
+        return 0;
+    double bytes = 0;
+    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+        const Tensor& t = graph_.tensor(op.inputs[k]);
+        if (t.role == TensorRole::Parameter || t.role == TensorRole::Constant)
+            continue;
+        if (settings_.recompute == Recompute::Full) {
+            // Only block inputs are kept; everything inside a block is recomputed from them.
+            const bool blockInput = !t.producer.valid() || graph_.op(t.producer).block != op.block;
+            if (blockInput)
+                bytes += localBytes(t, inputSharding(op, k, s), mesh_);
+            continue;
+        }
+        if (traits.savesInputs)
+            bytes += localBytes(t, inputSharding(op, k, s), mesh_);
+    }
+    if (traits.savesOutput && settings_.recompute != Recompute::Full)
+        for (std::size_t k = 0; k < op.outputs.size(); ++k)
+            bytes += localBytes(graph_.tensor(op.outputs[k]), outputSharding(op, k, s), mesh_);
+    return bytes;
+}
+
+void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, OpCost& cost) const {
+    const Op& op = graph_.op(o);
+    const Tensor& w = graph_.tensor(op.inputs[k]);
+    const TensorSharding ws = inputSharding(op, k, s);
+    const double elements = w.elements() * localFraction(ws, mesh_);
+    const double bytes = elements * dtypeBytes(w.dtype);
+    const int stage = settings_.zeroStage;
+    const AxisSet zero = stage > 0 ? (settings_.zeroAxes & ~ws.splitAxes()) : 0;
+    const double nz = mesh_.groupSize(zero);
+    const AxisSet sync = inputGradientPartial(op, k, s);
+    const int m = settings_.microbatches;
+
+    cost.memory.parameters += bytes / (stage >= 3 ? nz : 1);
+    cost.memory.gradients += bytes / (stage >= 2 ? nz : 1);
+    cost.memory.optimizer += elements * optimizerStateBytes(settings_.optimizer) / (stage >= 1 ? nz : 1);
+
+    double grad = bytes;
+    const AxisSet scatter = stage >= 1 ? (sync & zero) : 0;
+    const AxisSet reduce = sync & ~scatter;
+    if (scatter) {
+        cost.collectives.push_back(collective(CollectiveKind::ReduceScatter, scatter, grad, stage >= 2 ? m : 1,
+                                              stage >= 2 ? Phase::Backward : Phase::Step, CommPurpose::GradientSync,
+                                              w.name));
+        grad /= mesh_.groupSize(scatter);
+    }
+    if (reduce)
+        cost.collectives.push_back(
+            collective(CollectiveKind::AllReduce, reduce, grad, 1, Phase::Step, CommPurpose::GradientSync, w.name));
+    if (zero && (stage == 1 || stage == 2))
+        cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, 1, Phase::Step,
+                                              CommPurpose::ParameterGather, w.name));
+    if (zero && stage >= 3) {
+        cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, m, Phase::Forward,
+                                              CommPurpose::ParameterGather, w.name));
+        cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, m, Phase::Backward,
+                                              CommPurpose::ParameterGather, w.name));
+        cost.transient += bytes;
+    }
+    const double updated = elements / (stage >= 1 ? nz : 1);
+    cost.optimizer += std::max(updated * optimizerTrafficBytes(settings_.optimizer) / cluster_.device.memoryBandwidth,
+                               cluster_.device.launchFloor);
+}
+
+OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
+    const Op& op = graph_.op(o);
+    const OpKindTraits& traits = opKindTraits(op.kind);
+    const ShardingRule& rule = op.rule;
+    const int m = settings_.microbatches;
+    OpCost cost;
+
+    // Compute, forward and backward.
+    double bytes = 0;
+    int gradInputs = 0;
+    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+        const Tensor& t = graph_.tensor(op.inputs[k]);
+        // A lookup reads only the rows it gathers (as many bytes as it writes), not the whole table.
+        if (!(traits.category == OpCategory::Lookup && t.role == TensorRole::Parameter))
+            bytes += localBytes(t, inputSharding(op, k, s), mesh_);
+        gradInputs += needsGrad_[op.inputs[k].index()] ? 1 : 0;
+    }
+    double outBytes = 0;
+    for (std::size_t k = 0; k < op.outputs.size(); ++k)
+        outBytes += localBytes(graph_.tensor(op.outputs[k]), outputSharding(op, k, s), mesh_);
+    bytes += outBytes;
+    const double parts = mesh_.groupSize(s.usedAxes());
+    const double flops = graph_.forwardFlops(o) / parts;
+    const DType dtype = graph_.tensor(op.outputs.front()).dtype;
+    if (traits.category != OpCategory::Layout) {
+        const double fwd = computeSeconds(flops, bytes, dtype);
+        cost.forward = m * fwd;
+        if (gradInputs > 0) {
+            const bool contraction = traits.category == OpCategory::Contraction;
+            const double bbytes = contraction ? bytes * gradInputs : 2.0 * bytes;
+            cost.backward = m * computeSeconds(backwardFlops(o) / parts, bbytes, dtype);
+        }
+        if (recomputed(op))
+            cost.recompute = m * fwd;
+    }
+    cost.transient += outBytes;
+
+    // Statistics of split local-reduction factors (softmax, norms, loss).
+    AxisSet local = 0;
+    for (std::size_t f = 0; f < rule.factors.size(); ++f)
+        if (rule.factors[f].type == FactorType::LocalReduction)
+            local |= s.axesOn(static_cast<int>(f));
+    if (local && traits.statisticsPerRow > 0) {
+        double rows = 1;
+        for (const DimFactors& dim : rule.outputs.front())
+            for (int f : dim)
+                if (rule.factors[static_cast<std::size_t>(f)].type != FactorType::LocalReduction)
+                    rows *= static_cast<double>(rule.factors[static_cast<std::size_t>(f)].size) /
+                            mesh_.groupSize(s.axesOn(f));
+        const double statBytes = rows * traits.statisticsPerRow * 4.0;
+        const std::string& name = graph_.tensor(op.outputs.front()).name;
+        cost.collectives.push_back(
+            collective(CollectiveKind::AllReduce, local, statBytes, m, Phase::Forward, CommPurpose::Statistics, name));
+        if (traits.category == OpCategory::Normalization && gradInputs > 0)
+            cost.collectives.push_back(collective(CollectiveKind::AllReduce, local, statBytes, m, Phase::Backward,
+                                                  CommPurpose::Statistics, name));
+    }
+
+    // Halo exchange of split spatial factors.
+    int kernel = 1;
+    if (op.inputs.size() > 1)
+        for (const DimFactors& dim : rule.inputs[1])
+            for (int f : dim)
+                if (rule.factors[static_cast<std::size_t>(f)].type == FactorType::Fixed)
+                    kernel = std::max<int>(kernel, static_cast<int>(rule.factors[static_cast<std::size_t>(f)].size));
+    const double width = std::max(1, (kernel - 1) / 2);
+    for (std::size_t d = 0; d < rule.inputs.front().size(); ++d) {
+        const int f = rule.inputs.front()[d].front();
+        if (rule.factors[static_cast<std::size_t>(f)].type != FactorType::Halo || !s.axesOn(f))
+            continue;
+        if (kernel <= 1 && op.kind == OpKind::Conv2d)
+            continue;
+        const Tensor& x = graph_.tensor(op.inputs.front());
+        const double xLocal = localBytes(x, inputSharding(op, 0, s), mesh_);
+        const double extent = static_cast<double>(x.shape[d]) / mesh_.groupSize(s.axesOn(f));
+        const double haloBytes = 2.0 * width * xLocal / extent;
+        cost.collectives.push_back(
+            collective(CollectiveKind::SendRecv, s.axesOn(f), haloBytes, m, Phase::Forward, CommPurpose::Halo, x.name));
+        if (gradInputs > 0)
+            cost.collectives.push_back(collective(CollectiveKind::SendRecv, s.axesOn(f), haloBytes, m,
+                                                  Phase::Backward, CommPurpose::Halo, x.name));
+    }
+
+    // Parameters this op owns: memory, gradient synchronisation, ZeRO traffic, optimizer.
+    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+        const Tensor& t = graph_.tensor(op.inputs[k]);
+        if (t.role == TensorRole::Parameter && graph_.parameterOwner(op.inputs[k]) == o)
+            addParameterCosts(o, k, s, cost);
+    }
+    cost.memory.activations = savedActivationBytes(o, s);
+    return cost;
+}
+
+EdgeCost CostModel::edgeCost(const Edge& e, const OpStrategy& from, const OpStrategy& to) const {
+    const Op& producer = graph_.op(e.from);
+    const Op& consumer = graph_.op(e.to);
+    const Tensor& t = graph_.tensor(e.tensor);
+    const int m = settings_.microbatches;
+    EdgeCost cost;
+
+    TensorSharding src, srcGradWanted;
+    if (e.parameterShare) {
+        src = inputSharding(producer, e.fromSlot, from);
+        srcGradWanted = src;
+        srcGradWanted.partial = inputGradientPartial(producer, e.fromSlot, from);
+    } else {
+        src = outputSharding(producer, e.fromSlot, from);
+        srcGradWanted = src;
+        srcGradWanted.partial = 0;
+    }
+    const TensorSharding dst = inputSharding(consumer, e.toInput, to);
+    const int forwardCount = recomputed(consumer) ? 2 * m : m;
+    for (const ReshardStep& step : reshard(src, dst, t.bytes(), mesh_))
+        cost.collectives.push_back(
+            collective(step.kind, step.axes, step.bytes, forwardCount, Phase::Forward, CommPurpose::Resharding, t.name));
+    if (needsGrad_[e.tensor.index()]) {
+        TensorSharding grad = dst;
+        grad.partial = inputGradientPartial(consumer, e.toInput, to);
+        for (const ReshardStep& step : reshard(grad, srcGradWanted, t.bytes(), mesh_))
+            cost.collectives.push_back(
+                collective(step.kind, step.axes, step.bytes, m, Phase::Backward, CommPurpose::Resharding, t.name));
+    }
+    return cost;
+}
+
+} // namespace shardscope

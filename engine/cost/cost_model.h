@@ -1,0 +1,62 @@
+#pragma once
+// The analytic cost model (DESIGN 2.4, 2.5): a cost per op given its strategy plus a cost per edge
+// given both ends' strategies. Every search and the evaluator use exactly these two functions, so
+// the objective is additive.
+
+#include "engine/cluster/cluster.h"
+#include "engine/cost/collectives.h"
+#include "engine/cost/cost_terms.h"
+#include "engine/cost/step_settings.h"
+#include "engine/ir/graph.h"
+#include "engine/sharding/strategy.h"
+
+#include <vector>
+
+namespace shardscope {
+
+/// Costs of ops and edges for one graph, cluster, mesh and step settings.
+/// Assumes the graph is finalized and the mesh fits the cluster; both must outlive the model.
+class CostModel {
+public:
+    /// Precomputes collective spans, edges and which tensors need gradients.
+    CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings);
+
+    /// Cost of op `o` under strategy `s`: compute, its own collectives (statistics, halo, gradient
+    /// sync and ZeRO traffic of the parameters it owns), optimizer, memory.
+    OpCost opCost(OpId o, const OpStrategy& s) const;
+    /// Cost of edge `e` given the strategies of its two ends: forward and backward resharding.
+    EdgeCost edgeCost(const Edge& e, const OpStrategy& from, const OpStrategy& to) const;
+
+    /// Every edge, ordered by consumer in topological order.
+    const std::vector<Edge>& edges() const { return edges_; }
+    /// Whether tensor `t` receives a gradient in the backward pass.
+    bool needsGradient(TensorId t) const { return needsGrad_[t.index()]; }
+    /// Backward FLOPs of op `o` for the whole micro-batch: a contraction costs one forward per input
+    /// that needs a gradient (dX and dW); other ops one forward; ops with no gradient input nothing.
+    double backwardFlops(OpId o) const;
+    /// Compute seconds on one device for `flops` and `bytes` of memory traffic in `dtype`.
+    double computeSeconds(double flops, double bytes, DType dtype) const;
+
+    const Graph& graph() const { return graph_; }
+    const Cluster& cluster() const { return cluster_; }
+    const Mesh& mesh() const { return mesh_; }
+    const StepSettings& settings() const { return settings_; }
+    const CommModel& comm() const { return comm_; }
+
+private:
+    CollectiveCost collective(CollectiveKind kind, AxisSet axes, double bytes, int count, Phase phase,
+                              CommPurpose purpose, const std::string& tensor) const;
+    void addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, OpCost& cost) const;
+    double savedActivationBytes(OpId o, const OpStrategy& s) const;
+    bool recomputed(const Op& op) const;
+
+    const Graph& graph_;
+    const Cluster& cluster_;
+    Mesh mesh_;
+    StepSettings settings_;
+    CommModel comm_;
+    std::vector<Edge> edges_;
+    std::vector<bool> needsGrad_;
+};
+
+} // namespace shardscope

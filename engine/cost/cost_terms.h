@@ -1,0 +1,95 @@
+#pragma once
+// The broken-down terms of a cost (DESIGN 2.5): compute, each collective, memory.
+
+#include "engine/cost/collectives.h"
+#include "engine/util/ids.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shardscope {
+
+/// When a collective runs: in a micro-batch's forward or backward, or once per optimizer step.
+enum class Phase { Forward, Backward, Step };
+/// Why a collective runs.
+enum class CommPurpose { Resharding, Statistics, Halo, GradientSync, ParameterGather };
+
+/// "forward", "backward", "step".
+std::string_view phaseName(Phase p);
+/// "resharding", "statistics", "halo", "gradient-sync", "parameter-gather".
+std::string_view purposeName(CommPurpose p);
+
+/// One collective of a plan: `time` is one occurrence; it runs `count` times per step.
+struct CollectiveCost {
+    CollectiveKind kind = CollectiveKind::AllReduce;
+    AxisSet axes = 0;
+    double bytes = 0;       ///< buffer size as collectives.h defines it
+    double time = 0;        ///< seconds per occurrence
+    double bytesSent = 0;   ///< bytes each device sends per occurrence
+    int count = 1;          ///< occurrences per step
+    Phase phase = Phase::Forward;
+    CommPurpose purpose = CommPurpose::Resharding;
+    std::string tensor;     ///< the tensor moved
+
+    /// Seconds per step.
+    double totalTime() const { return time * count; }
+};
+
+/// Bytes per device held at the turn from forward to backward.
+struct MemoryTerms {
+    double parameters = 0;
+    double gradients = 0;
+    double optimizer = 0;
+    double activations = 0;
+
+    /// Sum of the four terms.
+    double sum() const { return parameters + gradients + optimizer + activations; }
+    /// Adds `o` term by term.
+    MemoryTerms& operator+=(const MemoryTerms& o) {
+        parameters += o.parameters;
+        gradients += o.gradients;
+        optimizer += o.optimizer;
+        activations += o.activations;
+        return *this;
+    }
+};
+
+/// Cost of one op under one strategy, per step (micro-batch repetitions included).
+struct OpCost {
+    double forward = 0;     ///< compute seconds
+    double backward = 0;
+    double recompute = 0;   ///< forward recomputed during the backward
+    double optimizer = 0;   ///< update of the parameters this op owns
+    std::vector<CollectiveCost> collectives;
+    MemoryTerms memory;
+    double transient = 0;   ///< largest temporary buffer while the op runs
+
+    /// Compute seconds (forward, backward, recompute).
+    double computeTime() const { return forward + backward + recompute; }
+    /// Communication seconds of the op's own collectives.
+    double commTime() const;
+    /// Every second the op adds to the step.
+    double totalTime() const { return computeTime() + commTime() + optimizer; }
+};
+
+/// Cost of one edge (resharding between producer and consumer), per step.
+struct EdgeCost {
+    std::vector<CollectiveCost> collectives;
+
+    /// Seconds per step.
+    double time() const;
+};
+
+/// A data dependency between two ops: `tensor` flows from `from` into input `toInput` of `to`.
+/// A parameter shared by two ops (tied embeddings) gives an edge from its owner, `parameterShare`.
+struct Edge {
+    OpId from;
+    OpId to;
+    TensorId tensor;
+    std::size_t fromSlot = 0;  ///< output index in `from`, or input index for a parameter share
+    std::size_t toInput = 0;
+    bool parameterShare = false;
+};
+
+} // namespace shardscope

@@ -1,0 +1,87 @@
+#include "engine/cost/evaluation.h"
+
+#include "engine/util/units.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace shardscope {
+
+namespace {
+
+std::string overflowMessage(const Evaluation& e, const Graph& g) {
+    std::string msg = "peak memory " + formatBytes(e.peakMemory) + " per device exceeds " +
+                      formatBytes(e.memoryCapacity) + ": parameters " + formatBytes(e.memory.parameters) +
+                      ", gradients " + formatBytes(e.memory.gradients) + ", optimizer state " +
+                      formatBytes(e.memory.optimizer) + ", activations " + formatBytes(e.memory.activations) +
+                      ", buffers " + formatBytes(e.buffers);
+    std::vector<std::size_t> order(e.perOp.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const double ma = e.perOp[a].memory.sum(), mb = e.perOp[b].memory.sum();
+        return ma != mb ? ma > mb : a < b;
+    });
+    msg += "; largest: ";
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, order.size()); ++i) {
+        const OpReport& r = e.perOp[order[i]];
+        const Op& op = g.op(r.op);
+        std::string tensor = g.tensor(op.inputs.front()).name;
+        for (TensorId t : op.inputs)
+            if (g.tensor(t).role == TensorRole::Parameter && r.memory.parameters > r.memory.activations)
+                tensor = g.tensor(t).name;
+        msg += (i ? ", " : "") + tensor + " (" + formatBytes(r.memory.sum()) + ")";
+    }
+    return msg;
+}
+
+} // namespace
+
+std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan) {
+    const Graph& g = model.graph();
+    auto e = std::make_shared<Evaluation>();
+    e->planName = plan.name;
+    e->mesh = model.mesh();
+    e->devices = model.mesh().deviceCount();
+    e->paramsTotal = g.parameterCount();
+    e->memoryCapacity = model.cluster().device.memoryBytes;
+    const int m = model.settings().microbatches;
+    e->perOp.resize(g.ops().size());
+    for (OpId o : g.topoOrder()) {
+        const OpCost c = model.opCost(o, plan.strategies[o.index()]);
+        OpReport& r = e->perOp[o.index()];
+        r.op = o;
+        r.strategy = plan.strategies[o.index()].toString(g.op(o).rule, model.mesh());
+        r.computeTime = c.computeTime();
+        r.optimizerTime = c.optimizer;
+        r.collectives = c.collectives;
+        r.memory = c.memory;
+        r.transient = c.transient;
+        e->flopsPerStep += m * (g.forwardFlops(o) + model.backwardFlops(o));
+    }
+    for (const Edge& edge : model.edges()) {
+        const EdgeCost c =
+            model.edgeCost(edge, plan.strategies[edge.from.index()], plan.strategies[edge.to.index()]);
+        OpReport& r = e->perOp[edge.to.index()];
+        r.collectives.insert(r.collectives.end(), c.collectives.begin(), c.collectives.end());
+    }
+    for (OpReport& r : e->perOp) {
+        for (const CollectiveCost& c : r.collectives) {
+            r.commTime += c.totalTime();
+            e->commBytesPerDevice += c.bytesSent * c.count;
+        }
+        e->computeTime += r.computeTime;
+        e->commTime += r.commTime;
+        e->optimizerTime += r.optimizerTime;
+        e->memory += r.memory;
+        e->buffers = std::max(e->buffers, r.transient);
+    }
+    e->exposedCommTime = e->commTime;
+    e->stepTime = e->computeTime + e->commTime + e->optimizerTime;
+    e->peakMemory = e->memory.sum() + e->buffers;
+    e->feasible = e->peakMemory <= e->memoryCapacity;
+    if (!e->feasible)
+        e->overflow = overflowMessage(*e, g);
+    return e;
+}
+
+} // namespace shardscope

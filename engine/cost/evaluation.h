@@ -1,0 +1,51 @@
+#pragma once
+// Whole-plan evaluation: the analytic step time and memory with every figure broken down per op.
+
+#include "engine/cost/cost_model.h"
+#include "engine/plans/plan.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+/// One op's share of the step: its own costs plus the resharding into it.
+struct OpReport {
+    OpId op;
+    std::string strategy;          ///< "data:b model:f"
+    double computeTime = 0;
+    double commTime = 0;
+    double optimizerTime = 0;
+    std::vector<CollectiveCost> collectives;
+    MemoryTerms memory;
+    double transient = 0;
+};
+
+/// The analytic cost of a plan (DESIGN 2.5). Immutable once built; share as shared_ptr<const>.
+struct Evaluation {
+    std::string planName;
+    Mesh mesh;
+    int devices = 0;
+    double paramsTotal = 0;
+    double flopsPerStep = 0;       ///< model FLOPs (forward + backward) of the whole global batch
+    double stepTime = 0;
+    double computeTime = 0;
+    double commTime = 0;
+    double exposedCommTime = 0;    ///< no overlap in the analytic model: equals commTime
+    double optimizerTime = 0;
+    MemoryTerms memory;            ///< bytes per device
+    double buffers = 0;            ///< largest transient buffer
+    double peakMemory = 0;
+    double memoryCapacity = 0;
+    bool feasible = true;
+    std::string overflow;          ///< when infeasible: what overflows, with the largest contributors
+    double commBytesPerDevice = 0; ///< bytes each device sends per step
+    std::vector<OpReport> perOp;   ///< indexed by OpId
+};
+
+/// Evaluates `plan` under `model`. Assumes plan.verify(model.graph()) is empty and the plan's mesh and
+/// settings are those of `model`.
+std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan);
+
+} // namespace shardscope

@@ -1,0 +1,35 @@
+#pragma once
+// Settings of one training step (DESIGN 2.4): micro-batches, recomputation, optimizer, ZeRO.
+
+#include "engine/cluster/mesh.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace shardscope {
+
+enum class Recompute { None, Selective, Full };
+enum class OptimizerKind { Adam, Sgd };
+
+/// "none", "selective", "full".
+std::string_view recomputeName(Recompute r);
+/// Parses a recompute name; nullopt if unknown.
+std::optional<Recompute> parseRecompute(std::string_view name);
+/// "adam", "sgd".
+std::string_view optimizerName(OptimizerKind o);
+/// Parses an optimizer name; nullopt if unknown.
+std::optional<OptimizerKind> parseOptimizer(std::string_view name);
+
+/// What a step does besides the graph's forward: the graph is one micro-batch.
+struct StepSettings {
+    int microbatches = 1;                      ///< gradient-accumulation steps per optimizer step
+    Recompute recompute = Recompute::None;
+    OptimizerKind optimizer = OptimizerKind::Adam; ///< Adam keeps fp32 master weights, m and v
+    int zeroStage = 0;                         ///< 0 none; 1 optimizer state; 2 + gradients; 3 + parameters
+    AxisSet zeroAxes = 0;                      ///< axes over which ZeRO shards parameter storage
+
+    bool operator==(const StepSettings&) const = default;
+};
+
+} // namespace shardscope

@@ -1,0 +1,94 @@
+#include "engine/io/cluster_file.h"
+
+#include "engine/cluster/cluster_presets.h"
+#include "engine/io/json_fields.h"
+#include "engine/util/error.h"
+
+namespace shardscope {
+
+using nlohmann::json;
+
+Cluster parseClusterJson(const std::string& text, const std::string& source) {
+    const JsonFields in(source);
+    const json doc = in.parse(text);
+    in.checkHeader(doc, "shardscope-cluster");
+    in.checkKnown(doc, "", {"format", "version", "name", "device", "levels"});
+    Cluster c;
+    c.name = in.string(doc, "", "name");
+    const json& d = in.object(doc, "", "device");
+    in.checkKnown(d, "device",
+                  {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "efficiency", "launch_floor_s"});
+    c.device.name = in.string(d, "device", "name");
+    const json& peaks = in.object(d, "device", "peak_flops");
+    for (auto it = peaks.begin(); it != peaks.end(); ++it) {
+        const auto dt = parseDType(it.key());
+        if (!dt)
+            in.fail("device.peak_flops." + it.key(), "unknown dtype");
+        c.device.peakFlops[*dt] = in.number(peaks, "device.peak_flops", it.key().c_str());
+    }
+    c.device.memoryBytes = in.number(d, "device", "memory_bytes");
+    c.device.memoryBandwidth = in.number(d, "device", "memory_bandwidth");
+    if (d.contains("efficiency"))
+        c.device.efficiency = in.number(d, "device", "efficiency");
+    if (d.contains("launch_floor_s"))
+        c.device.launchFloor = in.number(d, "device", "launch_floor_s");
+    const json& levels = in.array(doc, "", "levels");
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const std::string path = "levels[" + std::to_string(i) + "]";
+        const json& l = levels[i];
+        if (!l.is_object())
+            in.fail(path, "must be an object");
+        in.checkKnown(l, path, {"name", "size", "bandwidth", "latency_s"});
+        LinkLevel level;
+        level.name = in.string(l, path, "name");
+        const long long size = in.integer(l, path, "size");
+        if (size < 1 || size > 1000000)
+            in.fail(path + ".size", "must be between 1 and 1000000");
+        level.size = static_cast<int>(size);
+        level.bandwidth = in.number(l, path, "bandwidth");
+        level.latency = in.number(l, path, "latency_s");
+        c.levels.push_back(level);
+    }
+    c.validate(source);
+    return c;
+}
+
+std::string clusterToJson(const Cluster& c) {
+    json peaks = json::object();
+    for (const auto& [d, v] : c.device.peakFlops)
+        peaks[std::string(dtypeName(d))] = v;
+    json levels = json::array();
+    for (const LinkLevel& l : c.levels)
+        levels.push_back({{"name", l.name}, {"size", l.size}, {"bandwidth", l.bandwidth}, {"latency_s", l.latency}});
+    json doc{{"format", "shardscope-cluster"},
+             {"version", 1},
+             {"name", c.name},
+             {"device",
+              {{"name", c.device.name},
+               {"peak_flops", peaks},
+               {"memory_bytes", c.device.memoryBytes},
+               {"memory_bandwidth", c.device.memoryBandwidth},
+               {"efficiency", c.device.efficiency},
+               {"launch_floor_s", c.device.launchFloor}}},
+             {"levels", levels}};
+    return doc.dump(2) + "\n";
+}
+
+Cluster loadCluster(const std::string& spec, std::optional<int> nodes) {
+    if (spec.empty())
+        throw InputError("--cluster: missing (a preset name or a *.cluster.json file)");
+    const bool isFile = spec.find('/') != std::string::npos || spec.find(".json") != std::string::npos;
+    if (!isFile)
+        return clusterPreset(spec, nodes.value_or(1));
+    Cluster c = parseClusterJson(readTextFile(spec), spec);
+    if (nodes) {
+        if (*nodes < 1)
+            throw InputError("--nodes: must be at least 1, got " + std::to_string(*nodes));
+        if (c.levels.size() < 2)
+            c.levels.push_back(LinkLevel{"cluster", 1, c.levels.front().bandwidth, c.levels.front().latency});
+        c.levels[1].size = *nodes;
+    }
+    return c;
+}
+
+} // namespace shardscope

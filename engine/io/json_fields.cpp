@@ -1,0 +1,125 @@
+#include "engine/io/json_fields.h"
+
+#include "engine/util/error.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace shardscope {
+
+nlohmann::json JsonFields::parse(const std::string& text) const {
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        // Turn the byte offset into a line number for the message.
+        const std::size_t upTo = std::min<std::size_t>(e.byte, text.size());
+        const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upTo), '\n');
+        throw InputError(source_ + ": malformed JSON at line " + std::to_string(line) + " (byte " +
+                         std::to_string(e.byte) + ")");
+    }
+}
+
+void JsonFields::checkHeader(const nlohmann::json& doc, const std::string& format) const {
+    if (!doc.is_object())
+        fail("", "the document must be a JSON object");
+    const std::string f = string(doc, "", "format");
+    if (f != format)
+        fail("format", "expected '" + format + "', got '" + f + "'");
+    const long long v = integer(doc, "", "version");
+    if (v != 1)
+        fail("version", "unsupported version " + std::to_string(v) + " (this build reads version 1)");
+}
+
+void JsonFields::checkKnown(const nlohmann::json& obj, const std::string& path,
+                            std::initializer_list<const char*> allowed) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+        bool ok = false;
+        for (const char* a : allowed)
+            ok = ok || it.key() == a;
+        if (!ok)
+            fail(path.empty() ? it.key() : path + "." + it.key(), "unknown field");
+    }
+}
+
+const nlohmann::json& JsonFields::field(const nlohmann::json& obj, const std::string& path, const char* key) const {
+    const std::string where = path.empty() ? key : path + "." + key;
+    if (!obj.is_object() || !obj.contains(key))
+        fail(where, "missing");
+    return obj.at(key);
+}
+
+const nlohmann::json& JsonFields::object(const nlohmann::json& obj, const std::string& path, const char* key) const {
+    const auto& v = field(obj, path, key);
+    if (!v.is_object())
+        fail(path.empty() ? key : path + "." + key, "must be an object");
+    return v;
+}
+
+const nlohmann::json& JsonFields::array(const nlohmann::json& obj, const std::string& path, const char* key) const {
+    const auto& v = field(obj, path, key);
+    if (!v.is_array())
+        fail(path.empty() ? key : path + "." + key, "must be an array");
+    return v;
+}
+
+std::string JsonFields::string(const nlohmann::json& obj, const std::string& path, const char* key) const {
+    const auto& v = field(obj, path, key);
+    if (!v.is_string())
+        fail(path.empty() ? key : path + "." + key, "must be a string");
+    return v.get<std::string>();
+}
+
+double JsonFields::number(const nlohmann::json& obj, const std::string& path, const char* key) const {
+    const auto& v = field(obj, path, key);
+    if (!v.is_number())
+        fail(path.empty() ? key : path + "." + key, "must be a number");
+    return v.get<double>();
+}
+
+long long JsonFields::integer(const nlohmann::json& obj, const std::string& path, const char* key) const {
+    const auto& v = field(obj, path, key);
+    if (!v.is_number_integer())
+        fail(path.empty() ? key : path + "." + key, "must be an integer");
+    return v.get<long long>();
+}
+
+void JsonFields::fail(const std::string& path, const std::string& what) const {
+    if (path.empty())
+        throw InputError(source_ + ": " + what);
+    throw InputError(source_ + ": field '" + path + "': " + what);
+}
+
+std::string readTextFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path + ": cannot read the file");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void writeFileAtomically(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp";
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f)
+        throw InputError(path + ": cannot write the file");
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 &&
+                    ::fsync(fileno(f)) == 0;
+    std::fclose(f);
+    std::error_code ec;
+    if (!ok) {
+        std::filesystem::remove(tmp, ec);
+        throw InputError(path + ": writing failed");
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw InputError(path + ": cannot replace the file");
+    }
+}
+
+} // namespace shardscope

@@ -1,0 +1,137 @@
+#include "engine/io/plan_file.h"
+
+#include "engine/io/json_fields.h"
+#include "engine/util/error.h"
+
+namespace shardscope {
+
+using nlohmann::json;
+
+Plan parsePlanJson(const std::string& text, const std::string& source, const Graph& graph) {
+    const JsonFields in(source);
+    const json doc = in.parse(text);
+    in.checkHeader(doc, "shardscope-plan");
+    in.checkKnown(doc, "", {"format", "version", "name", "model", "mesh", "settings", "strategies", "tactics", "cost"});
+    Plan plan;
+    plan.name = doc.contains("name") ? in.string(doc, "", "name") : source;
+    try {
+        plan.mesh = Mesh::parse(in.string(doc, "", "mesh"));
+    } catch (const InputError& e) {
+        in.fail("mesh", e.what());
+    }
+    if (doc.contains("settings")) {
+        const json& s = in.object(doc, "", "settings");
+        in.checkKnown(s, "settings", {"microbatches", "recompute", "optimizer", "zero_stage", "zero_axes"});
+        if (s.contains("microbatches")) {
+            const long long m = in.integer(s, "settings", "microbatches");
+            if (m < 1 || m > 1000000)
+                in.fail("settings.microbatches", "must be at least 1");
+            plan.settings.microbatches = static_cast<int>(m);
+        }
+        if (s.contains("recompute")) {
+            const auto r = parseRecompute(in.string(s, "settings", "recompute"));
+            if (!r)
+                in.fail("settings.recompute", "must be none, selective or full");
+            plan.settings.recompute = *r;
+        }
+        if (s.contains("optimizer")) {
+            const auto o = parseOptimizer(in.string(s, "settings", "optimizer"));
+            if (!o)
+                in.fail("settings.optimizer", "must be adam or sgd");
+            plan.settings.optimizer = *o;
+        }
+        if (s.contains("zero_stage")) {
+            const long long z = in.integer(s, "settings", "zero_stage");
+            if (z < 0 || z > 3)
+                in.fail("settings.zero_stage", "must be 0, 1, 2 or 3");
+            plan.settings.zeroStage = static_cast<int>(z);
+        }
+        if (s.contains("zero_axes"))
+            for (const json& a : in.array(s, "settings", "zero_axes")) {
+                const auto axis = a.is_string() ? plan.mesh.find(a.get<std::string>()) : std::nullopt;
+                if (!axis)
+                    in.fail("settings.zero_axes", "names no axis of mesh " + plan.mesh.toString());
+                plan.settings.zeroAxes |= axisBit(*axis);
+            }
+    }
+    plan.strategies.assign(graph.ops().size(), OpStrategy::replicated(plan.mesh.rank()));
+    plan.locked.assign(graph.ops().size(), false);
+    std::vector<bool> seen(graph.ops().size(), false);
+    const json& list = in.array(doc, "", "strategies");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::string path = "strategies[" + std::to_string(i) + "]";
+        const json& e = list[i];
+        if (!e.is_object())
+            in.fail(path, "must be an object");
+        in.checkKnown(e, path, {"op", "axes", "locked"});
+        const std::string name = in.string(e, path, "op");
+        const auto op = graph.findOp(name);
+        if (!op)
+            in.fail(path + ".op", "the model has no op '" + name + "'");
+        OpStrategy& st = plan.strategies[op->index()];
+        seen[op->index()] = true;
+        const json& axes = in.object(e, path, "axes");
+        for (auto it = axes.begin(); it != axes.end(); ++it) {
+            const auto axis = plan.mesh.find(it.key());
+            if (!axis)
+                in.fail(path + ".axes." + it.key(), "not an axis of mesh " + plan.mesh.toString());
+            if (!it.value().is_string())
+                in.fail(path + ".axes." + it.key(), "must name a factor");
+            const int f = graph.op(*op).rule.findFactor(it.value().get<std::string>());
+            if (f < 0)
+                in.fail(path + ".axes." + it.key(), "op '" + name + "' has no factor '" + it.value().get<std::string>() + "'");
+            st.factorOfAxis[axis->index()] = f;
+        }
+        if (e.contains("locked")) {
+            if (!e.at("locked").is_boolean())
+                in.fail(path + ".locked", "must be true or false");
+            plan.locked[op->index()] = e.at("locked").get<bool>();
+        }
+    }
+    for (std::size_t o = 0; o < seen.size(); ++o)
+        if (!seen[o])
+            in.fail("strategies", "no strategy for op '" + graph.ops()[o].name + "'");
+    if (auto err = plan.verify(graph); !err.empty())
+        in.fail("strategies", err);
+    return plan;
+}
+
+std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation) {
+    json settings{{"microbatches", plan.settings.microbatches},
+                  {"recompute", std::string(recomputeName(plan.settings.recompute))},
+                  {"optimizer", std::string(optimizerName(plan.settings.optimizer))},
+                  {"zero_stage", plan.settings.zeroStage}};
+    json zeroAxes = json::array();
+    for (std::size_t a = 0; a < plan.mesh.rank(); ++a)
+        if (plan.settings.zeroAxes & (AxisSet(1) << a))
+            zeroAxes.push_back(plan.mesh.axes[a].name);
+    settings["zero_axes"] = zeroAxes;
+    json strategies = json::array();
+    for (std::size_t o = 0; o < graph.ops().size(); ++o) {
+        const Op& op = graph.ops()[o];
+        json axes = json::object();
+        for (std::size_t a = 0; a < plan.mesh.rank(); ++a) {
+            const int f = plan.strategies[o].factorOfAxis[a];
+            if (f >= 0)
+                axes[plan.mesh.axes[a].name] = op.rule.factors[static_cast<std::size_t>(f)].name;
+        }
+        json entry{{"op", op.name}, {"axes", axes}};
+        if (plan.locked[o])
+            entry["locked"] = true;
+        strategies.push_back(entry);
+    }
+    json doc{{"format", "shardscope-plan"}, {"version", 1},        {"name", plan.name},
+             {"model", graph.name},         {"mesh", plan.mesh.toString()}, {"settings", settings},
+             {"strategies", strategies},    {"tactics", json::array()}};
+    if (evaluation)
+        doc["cost"] = {{"step_time_s", evaluation->stepTime},
+                       {"peak_memory_bytes", evaluation->peakMemory},
+                       {"feasible", evaluation->feasible}};
+    return doc.dump(1) + "\n";
+}
+
+void savePlan(const std::string& path, const Plan& plan, const Graph& graph, const Evaluation* evaluation) {
+    writeFileAtomically(path, planToJson(plan, graph, evaluation));
+}
+
+} // namespace shardscope

@@ -1,0 +1,19 @@
+#pragma once
+// The plan format (`*.plan.json`, DESIGN 3): mesh, settings, per-op strategy, locks, cost summary.
+
+#include "engine/cost/evaluation.h"
+#include "engine/plans/plan.h"
+
+#include <string>
+
+namespace shardscope {
+
+/// Parses a plan for `graph`; strategies are matched to ops by name and factor names. Throws
+/// InputError naming the op or field (an op of the model missing from the plan, an unknown factor...).
+Plan parsePlanJson(const std::string& text, const std::string& source, const Graph& graph);
+/// The plan as JSON, with the cost summary of `evaluation` if given.
+std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation);
+/// Writes the plan atomically to `path`.
+void savePlan(const std::string& path, const Plan& plan, const Graph& graph, const Evaluation* evaluation);
+
+} // namespace shardscope

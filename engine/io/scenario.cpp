@@ -1,0 +1,54 @@
+#include "engine/io/scenario.h"
+
+#include "engine/io/cluster_file.h"
+#include "engine/io/json_fields.h"
+#include "engine/io/plan_file.h"
+#include "engine/plans/baselines.h"
+#include "engine/util/error.h"
+
+#include <algorithm>
+
+namespace shardscope {
+
+Scenario loadScenario(const ScenarioRequest& request) {
+    Scenario s{Graph{}, loadCluster(request.cluster, request.nodes), Plan{}};
+    const bool planFile = !isBaselineSpec(request.strategy);
+    if (planFile) {
+        // The plan's settings decide the micro-batch count, so read them before building the model.
+        const std::string text = readTextFile(request.strategy);
+        const JsonFields probe(request.strategy);
+        const auto doc = probe.parse(text);
+        int micro = 1;
+        if (doc.is_object() && doc.contains("settings") && doc["settings"].is_object() &&
+            doc["settings"].contains("microbatches") && doc["settings"]["microbatches"].is_number_integer())
+            micro = std::max(1, doc["settings"]["microbatches"].get<int>());
+        if (request.microbatches && *request.microbatches != micro)
+            throw InputError("--microbatches " + std::to_string(*request.microbatches) + " contradicts " +
+                             request.strategy + " (microbatches " + std::to_string(micro) + ")");
+        s.graph = loadModel(request.model, micro);
+        s.plan = parsePlanJson(text, request.strategy, s.graph);
+        if (!request.mesh.empty() && Mesh::parse(request.mesh).toString() != s.plan.mesh.toString())
+            throw InputError("--mesh " + request.mesh + " contradicts " + request.strategy + " (mesh " +
+                             s.plan.mesh.toString() + ")");
+        if (request.recompute && *request.recompute != s.plan.settings.recompute)
+            throw InputError("--recompute contradicts the settings of " + request.strategy);
+        if (request.optimizer && *request.optimizer != s.plan.settings.optimizer)
+            throw InputError("--optimizer contradicts the settings of " + request.strategy);
+    } else {
+        StepSettings settings;
+        settings.microbatches = request.microbatches.value_or(1);
+        settings.recompute = request.recompute.value_or(Recompute::None);
+        settings.optimizer = request.optimizer.value_or(OptimizerKind::Adam);
+        s.graph = loadModel(request.model, settings.microbatches);
+        const Mesh mesh = request.mesh.empty() ? Mesh{{MeshAxis{"data", s.cluster.deviceCount()}}}
+                                               : Mesh::parse(request.mesh);
+        mesh.verify(s.cluster.deviceCount(), s.cluster.name);
+        s.plan = baselinePlan(s.graph, mesh, request.strategy, settings);
+    }
+    s.plan.mesh.verify(s.cluster.deviceCount(), s.cluster.name);
+    if (auto e = s.plan.verify(s.graph); !e.empty())
+        throw InputError(e);
+    return s;
+}
+
+} // namespace shardscope

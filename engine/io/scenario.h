@@ -1,0 +1,39 @@
+#pragma once
+// A scenario: the model, cluster and plan that evaluate (CLI and GUI) starts from.
+
+#include "engine/cluster/cluster.h"
+#include "engine/cost/step_settings.h"
+#include "engine/io/model_file.h"
+#include "engine/ir/graph.h"
+#include "engine/plans/plan.h"
+
+#include <optional>
+#include <string>
+
+namespace shardscope {
+
+/// What the user asked for on the command line or in the open dialog.
+struct ScenarioRequest {
+    ModelRequest model;
+    std::string cluster;                  ///< preset name or *.cluster.json
+    std::optional<int> nodes;
+    std::string mesh;                     ///< "data=16,model=8"; empty = one data axis over all devices
+    std::string strategy = "dp";          ///< baseline spec or *.plan.json
+    std::optional<int> microbatches;
+    std::optional<Recompute> recompute;
+    std::optional<OptimizerKind> optimizer;
+};
+
+/// A loaded model, cluster and plan that agree with each other.
+struct Scenario {
+    Graph graph;
+    Cluster cluster;
+    Plan plan;
+};
+
+/// Loads and checks everything: the mesh fits the cluster, the plan fits the model. A plan file brings
+/// its own mesh and settings; a --mesh or setting that contradicts it is an error.
+/// Throws InputError naming the problem.
+Scenario loadScenario(const ScenarioRequest& request);
+
+} // namespace shardscope

@@ -1,0 +1,106 @@
+#pragma once
+// The computation graph of one micro-batch's forward pass (DESIGN 2.1).
+
+#include "engine/ir/dtype.h"
+#include "engine/ir/op_kind.h"
+#include "engine/ir/sharding_rule.h"
+#include "engine/util/ids.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+enum class TensorRole { Input, Parameter, Activation, Constant };
+
+/// The file name of `r`: "input", "parameter", "activation", "constant".
+std::string_view tensorRoleName(TensorRole r);
+/// Parses a role name; nullopt if unknown.
+std::optional<TensorRole> parseTensorRole(std::string_view name);
+
+/// A tensor of the graph. `producer` and `consumers` are filled by Graph::finalize().
+struct Tensor {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    DType dtype = DType::BF16;
+    TensorRole role = TensorRole::Activation;
+    OpId producer;
+    std::vector<OpId> consumers;
+
+    /// Number of elements (product of the shape).
+    double elements() const;
+    /// Size in bytes.
+    double bytes() const { return elements() * dtypeBytes(dtype); }
+};
+
+/// Names of the factors that the baseline plans split (DESIGN 2.6, Baselines). Empty means "none".
+struct OpHints {
+    std::string batch;    ///< split by data parallelism
+    std::string tensor;   ///< split by Megatron tensor parallelism
+    std::string sequence; ///< split by sequence parallelism where the op has no tensor split
+    std::string expert;   ///< split by expert parallelism
+};
+
+/// An op of the graph.
+struct Op {
+    std::string name;
+    OpKind kind = OpKind::MatMul;
+    std::vector<TensorId> inputs;
+    std::vector<TensorId> outputs;
+    std::string block;             ///< block path, e.g. "layers.7.mlp"
+    ShardingRule rule;
+    std::optional<double> flops;   ///< forward FLOPs if the file states them
+    OpHints hints;
+    bool attentionCore = false;    ///< recomputed under selective recomputation
+};
+
+/// Ops and tensors, validated and topologically ordered by finalize().
+class Graph {
+public:
+    std::string name;
+
+    /// Adds a tensor and returns its id. Assumes the name is new (finalize() checks).
+    TensorId addTensor(Tensor t);
+    /// Adds an op and returns its id.
+    OpId addOp(Op op);
+
+    /// Validates (DESIGN 2.1): unique names, rule agrees with shapes, one producer per tensor,
+    /// no cycles; fills producers, consumers and the topological order. Throws InputError naming
+    /// the op and the field.
+    void finalize();
+
+    const std::vector<Tensor>& tensors() const { return tensors_; }
+    const std::vector<Op>& ops() const { return ops_; }
+    /// The tensor with id `t`.
+    const Tensor& tensor(TensorId t) const { return tensors_[t.index()]; }
+    /// The op with id `o`.
+    const Op& op(OpId o) const { return ops_[o.index()]; }
+    /// Mutable op access for builders that adjust hints before finalize().
+    Op& mutableOp(OpId o) { return ops_[o.index()]; }
+    /// Ops in a topological order (valid after finalize()).
+    const std::vector<OpId>& topoOrder() const { return order_; }
+    /// The op called `name`, if any.
+    std::optional<OpId> findOp(const std::string& name) const;
+    /// The tensor called `name`, if any.
+    std::optional<TensorId> findTensor(const std::string& name) const;
+
+    /// Number of parameter elements.
+    double parameterCount() const;
+    /// Forward FLOPs of op `o` for the whole (unsharded) micro-batch.
+    double forwardFlops(OpId o) const;
+    /// The first consumer of parameter `t` in topological order: the op that owns its storage.
+    OpId parameterOwner(TensorId t) const;
+
+private:
+    std::vector<Tensor> tensors_;
+    std::vector<Op> ops_;
+    std::vector<OpId> order_;
+    std::vector<int> topoPosition_;
+    std::map<std::string, OpId> opByName_;
+    std::map<std::string, TensorId> tensorByName_;
+};
+
+} // namespace shardscope

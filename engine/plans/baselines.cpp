@@ -1,0 +1,111 @@
+#include "engine/plans/baselines.h"
+
+#include "engine/util/error.h"
+
+#include <sstream>
+
+namespace shardscope {
+
+namespace {
+
+enum class Pattern { Data, Megatron, MegatronSequence };
+
+struct Spec {
+    Pattern pattern = Pattern::Data;
+    int zeroStage = 0;
+};
+
+Spec parseSpec(const std::string& spec) {
+    Spec s;
+    bool havePattern = false, haveZero = false;
+    std::stringstream in(spec);
+    std::string part;
+    const std::string known = "dp, megatron, megatron-sp, zero1, zero2, zero3, fsdp, or a combination such as "
+                              "megatron+zero1";
+    while (std::getline(in, part, '+')) {
+        if (part == "dp" || part == "megatron" || part == "megatron-sp") {
+            if (havePattern)
+                throw InputError("--strategy " + spec + ": more than one of dp, megatron, megatron-sp");
+            havePattern = true;
+            s.pattern = part == "dp" ? Pattern::Data : part == "megatron" ? Pattern::Megatron : Pattern::MegatronSequence;
+        } else if (part == "zero1" || part == "zero2" || part == "zero3" || part == "fsdp") {
+            if (haveZero)
+                throw InputError("--strategy " + spec + ": more than one ZeRO stage");
+            haveZero = true;
+            s.zeroStage = part == "fsdp" ? 3 : part[4] - '0';
+        } else {
+            throw InputError("--strategy " + spec + ": unknown baseline '" + part + "' (known: " + known + ")");
+        }
+    }
+    if (!havePattern && !haveZero)
+        throw InputError("--strategy: empty (known: " + known + ")");
+    return s;
+}
+
+/// Splits factor `name` of `op` over `axis` in `s` if the result stays valid.
+void trySplit(const Op& op, const Mesh& mesh, OpStrategy& s, std::optional<AxisId> axis, const std::string& name) {
+    if (!axis || name.empty())
+        return;
+    const int f = op.rule.findFactor(name);
+    if (f < 0 || s.factorOfAxis[axis->index()] >= 0)
+        return;
+    s.factorOfAxis[axis->index()] = f;
+    if (!verifyStrategy(op, mesh, s).empty())
+        s.factorOfAxis[axis->index()] = -1;
+}
+
+std::string batchFactor(const Op& op) {
+    if (!op.hints.batch.empty())
+        return op.hints.batch;
+    const auto& out = op.rule.outputs.front();
+    if (out.empty())
+        return {};
+    return op.rule.factors[static_cast<std::size_t>(out.front().front())].name;
+}
+
+} // namespace
+
+std::vector<std::string> baselineNames() { return {"dp", "megatron", "megatron-sp", "zero1", "zero2", "zero3", "fsdp"}; }
+
+bool isBaselineSpec(const std::string& spec) {
+    return spec.find('/') == std::string::npos && spec.find(".json") == std::string::npos;
+}
+
+Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec, StepSettings settings) {
+    const Spec s = parseSpec(spec);
+    std::optional<AxisId> data = mesh.find("data");
+    std::optional<AxisId> model = mesh.find("model");
+    if (!data && !model) {
+        if (mesh.rank() >= 2) {
+            data = AxisId(0);
+            model = AxisId(mesh.rank() - 1);
+        } else if (s.pattern == Pattern::Data) {
+            data = AxisId(0);
+        } else {
+            model = AxisId(0);
+        }
+    }
+    if (s.pattern != Pattern::Data && !model)
+        throw InputError("--strategy " + spec + ": the mesh " + mesh.toString() + " has no axis named 'model'");
+    if (s.zeroStage > 0 && !data)
+        throw InputError("--strategy " + spec + ": the mesh " + mesh.toString() + " has no axis named 'data'");
+
+    Plan plan = Plan::replicated(graph.ops().size(), mesh);
+    plan.name = spec;
+    for (std::size_t o = 0; o < graph.ops().size(); ++o) {
+        const Op& op = graph.ops()[o];
+        OpStrategy& st = plan.strategies[o];
+        if (s.pattern != Pattern::Data) {
+            trySplit(op, mesh, st, model, op.hints.tensor);
+            if (s.pattern == Pattern::MegatronSequence && op.hints.tensor.empty())
+                trySplit(op, mesh, st, model, op.hints.sequence);
+        }
+        trySplit(op, mesh, st, data, batchFactor(op));
+    }
+    settings.zeroStage = s.zeroStage;
+    settings.zeroAxes = s.zeroStage > 0 ? axisBit(*data) : 0;
+    plan.settings = settings;
+    return plan;
+}
+
+} // namespace shardscope

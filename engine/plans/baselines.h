@@ -1,0 +1,24 @@
+#pragma once
+// Baseline plans (DESIGN 2.6): data parallel, Megatron tensor parallel, sequence parallel, ZeRO/FSDP
+// and their combinations such as "megatron+zero3" on a mesh `data=16,model=8`.
+
+#include "engine/plans/plan.h"
+
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+/// The single names: dp, megatron, megatron-sp, zero1, zero2, zero3, fsdp.
+std::vector<std::string> baselineNames();
+/// True when `spec` looks like a baseline ("dp", "megatron+zero1", ...), as opposed to a file path.
+bool isBaselineSpec(const std::string& spec);
+
+/// Builds baseline `spec`: one pattern (dp, megatron, megatron-sp; dp if omitted) joined by '+' with at
+/// most one ZeRO stage (zero1, zero2, zero3, fsdp). The data axis is the one named "data" (else the
+/// first), the model axis the one named "model" (else the last of two or more). An op whose factor
+/// does not divide by an axis stays replicated on that axis. `settings` gets the ZeRO stage and axes.
+/// Throws InputError for an unknown name or a mesh lacking the needed axis.
+Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec, StepSettings settings);
+
+} // namespace shardscope
