@@ -189,7 +189,7 @@ std::string operandListText(const ShardingRule& rule, const std::vector<OperandF
 }
 
 std::string bindOperands(ShardingRule& rule, const std::vector<OperandFactors>& operands,
-                         const std::vector<std::vector<std::int64_t>>& shapes, const char* side) {
+                         const std::vector<std::vector<std::int64_t>>& shapes, const char* side, bool final) {
     if (operands.size() != shapes.size())
         return std::string("the rule has ") + std::to_string(operands.size()) + " " + side + "s but the op has " +
                std::to_string(shapes.size());
@@ -222,7 +222,7 @@ std::string bindOperands(ShardingRule& rule, const std::vector<OperandFactors>& 
                 } else if (unknownCount == 0 && known != want) {
                     return where + " dimension " + std::to_string(d) + " has size " + std::to_string(want) +
                            " but the rule gives " + dimText(rule, dim) + " = " + std::to_string(known);
-                } else if (unknownCount > 1 && pass == 1) {
+                } else if (unknownCount > 1 && pass == 1 && final) {
                     return where + " dimension " + std::to_string(d) + ": sizes of " + dimText(rule, dim) +
                            " cannot be inferred; give them in {...}";
                 }
@@ -252,11 +252,11 @@ ShardingRule ShardingRule::parse(std::string_view text) { return RuleReader(text
 
 std::string ShardingRule::bindShapes(const std::vector<std::vector<std::int64_t>>& inputShapes,
                                      const std::vector<std::vector<std::int64_t>>& outputShapes) {
-    // Outputs first for a clearer message, then inputs; then re-check both with all sizes known.
+    // Two rounds: the first infers what it can from either side, the second checks with all sizes known.
     for (int round = 0; round < 2; ++round) {
-        if (auto e = bindOperands(*this, inputs, inputShapes, "input"); !e.empty())
+        if (auto e = bindOperands(*this, inputs, inputShapes, "input", round == 1); !e.empty())
             return e;
-        if (auto e = bindOperands(*this, outputs, outputShapes, "output"); !e.empty())
+        if (auto e = bindOperands(*this, outputs, outputShapes, "output", round == 1); !e.empty())
             return e;
     }
     for (const Factor& f : factors) {

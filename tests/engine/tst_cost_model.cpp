@@ -1,0 +1,216 @@
+// The analytic cost model on hand-checkable cases: compute of one op, Megatron's collectives on a
+// GPT block, data-parallel gradient synchronisation, sequence parallelism, memory and ZeRO.
+
+#include <QTest>
+// Qt first: moc cannot parse <concepts> unless Qt headers came before.
+
+#include "engine/cluster/cluster_presets.h"
+#include "engine/cost/cost_model.h"
+#include "engine/cost/evaluation.h"
+#include "engine/io/model_file.h"
+#include "engine/plans/baselines.h"
+
+#include <map>
+
+using namespace shardscope;
+
+namespace {
+
+struct Setup {
+    Graph graph;
+    Cluster cluster;
+    Mesh mesh;
+    Plan plan;
+    std::unique_ptr<CostModel> model;
+    std::shared_ptr<const Evaluation> eval;
+
+    Setup(const std::string& modelName, std::vector<std::string> sets, int nodes, const std::string& meshText,
+          const std::string& strategy, StepSettings settings = {})
+        : graph(loadModel(ModelRequest{modelName, std::move(sets), std::nullopt}, settings.microbatches)),
+          cluster(clusterPreset("dgx-a100", nodes)), mesh(Mesh::parse(meshText)),
+          plan(baselinePlan(graph, mesh, strategy, settings)) {
+        model = std::make_unique<CostModel>(graph, cluster, mesh, plan.settings);
+        eval = evaluate(*model, plan);
+    }
+    const OpReport& op(const std::string& name) const { return eval->perOp[graph.findOp(name)->index()]; }
+};
+
+/// Counts (kind, phase) of resharding collectives over `axes` in ops whose block is `block`.
+std::map<std::pair<CollectiveKind, Phase>, int> reshardCounts(const Setup& s, const std::string& block, AxisSet axes,
+                                                             std::vector<double>* bytes = nullptr) {
+    std::map<std::pair<CollectiveKind, Phase>, int> counts;
+    for (const OpReport& r : s.eval->perOp) {
+        if (s.graph.op(r.op).block.rfind(block, 0) != 0)
+            continue;
+        for (const CollectiveCost& c : r.collectives)
+            if (c.purpose == CommPurpose::Resharding && c.axes == axes) {
+                ++counts[{c.kind, c.phase}];
+                if (bytes)
+                    bytes->push_back(c.bytes);
+            }
+    }
+    return counts;
+}
+
+} // namespace
+
+class TestCostModel : public QObject {
+    Q_OBJECT
+private slots:
+    void computeOfOneLinearByHand() {
+        // gpt preset, dp over 8 A100s: fc1 of layer 0 has b = 8/8 = 1, s = 1024, h = 1024, f = 4096.
+        // FLOPs 2 b s h f = 8.59e9 at 312e12 x 0.6 = 45.9 us (compute-bound: 18.9 MB at 2 TB/s is 9.4 us).
+        // Backward computes dX and dW: twice that.
+        Setup s("gpt", {}, 1, "data=8", "dp");
+        const OpCost c = s.model->opCost(*s.graph.findOp("layers.0.mlp.fc1"),
+                                         s.plan.strategies[s.graph.findOp("layers.0.mlp.fc1")->index()]);
+        const double flops = 2.0 * 1 * 1024 * 1024 * 4096;
+        QCOMPARE(c.forward, flops / (312e12 * 0.6));
+        QCOMPARE(c.backward, 2 * flops / (312e12 * 0.6));
+        // Its weight's gradient all-reduce over 8 GPUs: 2 (n-1)/n S / B + 2 (n-1) a.
+        const double S = 1024.0 * 4096 * 2;
+        QCOMPARE(c.collectives.size(), std::size_t(1));
+        QCOMPARE(c.collectives[0].time, 2.0 * 7 / 8 * S / 300e9 + 2 * 7 * 2e-6);
+    }
+    void megatronBlockHasTwoForwardAndTwoBackwardAllReduces() {
+        // One GPT block on a 2-way model axis: attention output and FC2 all-reduce forward; the inputs
+        // of QKV and FC1 all-reduce their gradients backward. Each moves the activation b s h x 2 bytes
+        // with b = 8 / 4 data ranks.
+        Setup s("gpt", {"layers=1"}, 1, "data=4,model=2", "megatron");
+        std::vector<double> bytes;
+        const auto counts = reshardCounts(s, "layers.0", axisBit(AxisId(1)), &bytes);
+        const std::map<std::pair<CollectiveKind, Phase>, int> expected{
+            {{CollectiveKind::AllReduce, Phase::Forward}, 2}, {{CollectiveKind::AllReduce, Phase::Backward}, 2}};
+        QCOMPARE(counts, expected);
+        for (double b : bytes)
+            QCOMPARE(b, 2.0 * 1024 * 1024 * 2);
+    }
+    void dataParallelHasOnlyGradientAllReduces() {
+        Setup s("gpt", {"layers=2"}, 1, "data=8", "dp");
+        int gradientSyncs = 0;
+        for (const OpReport& r : s.eval->perOp)
+            for (const CollectiveCost& c : r.collectives) {
+                QVERIFY2(c.phase == Phase::Step, c.tensor.c_str());
+                QCOMPARE(c.kind, CollectiveKind::AllReduce);
+                QCOMPARE(c.purpose, CommPurpose::GradientSync);
+                QCOMPARE(c.bytes, s.graph.tensor(*s.graph.findTensor(c.tensor)).bytes());
+                ++gradientSyncs;
+            }
+        int parameters = 0;
+        for (const Tensor& t : s.graph.tensors())
+            parameters += t.role == TensorRole::Parameter ? 1 : 0;
+        QCOMPARE(gradientSyncs, parameters);
+    }
+    void sequenceParallelReplacesAllReducesWithPairs() {
+        Setup s("gpt", {"layers=1"}, 1, "data=4,model=2", "megatron-sp");
+        const auto counts = reshardCounts(s, "layers.0", axisBit(AxisId(1)));
+        const std::map<std::pair<CollectiveKind, Phase>, int> expected{
+            {{CollectiveKind::ReduceScatter, Phase::Forward}, 2}, {{CollectiveKind::AllGather, Phase::Forward}, 2},
+            {{CollectiveKind::ReduceScatter, Phase::Backward}, 2}, {{CollectiveKind::AllGather, Phase::Backward}, 2}};
+        QCOMPARE(counts, expected);
+    }
+    void expertsSplitOverTheTokenAxisMakeAllToAlls() {
+        // DESIGN 2.8: tokens split over data and experts over the same axis: dispatch and combine are
+        // all-to-alls. Start from dp and split the expert ops' e over data.
+        Setup s("moe", {"layers=1"}, 1, "data=8", "dp");
+        for (const char* name : {"layers.0.moe.experts.gate_up", "layers.0.moe.experts.swiglu", "layers.0.moe.experts.down"}) {
+            const OpId o = *s.graph.findOp(name);
+            s.plan.strategies[o.index()].factorOfAxis[0] = s.graph.op(o).rule.findFactor("e");
+        }
+        QVERIFY(s.plan.verify(s.graph).empty());
+        s.eval = evaluate(*s.model, s.plan);
+        const auto counts = reshardCounts(s, "layers.0.moe", axisBit(AxisId(0)));
+        const std::map<std::pair<CollectiveKind, Phase>, int> expected{
+            {{CollectiveKind::AllToAll, Phase::Forward}, 2}, {{CollectiveKind::AllToAll, Phase::Backward}, 2}};
+        QCOMPARE(counts, expected);
+    }
+    void stepTimeIsTheSumOfItsParts() {
+        Setup s("llama", {}, 1, "data=4,model=2", "megatron");
+        double compute = 0, comm = 0, opt = 0;
+        for (const OpReport& r : s.eval->perOp) {
+            compute += r.computeTime;
+            opt += r.optimizerTime;
+            for (const CollectiveCost& c : r.collectives)
+                comm += c.time * c.count;
+        }
+        QCOMPARE(s.eval->stepTime, compute + comm + opt);
+        QCOMPARE(s.eval->exposedCommTime, s.eval->commTime);
+    }
+    void memoryOfDataParallelByHand() {
+        // Replicated: bf16 parameters and gradients (2 + 2 bytes) and Adam's fp32 master, m, v (12 bytes).
+        Setup s("gpt", {}, 1, "data=8", "dp");
+        const double n = s.graph.parameterCount();
+        QCOMPARE(s.eval->memory.parameters, 2 * n);
+        QCOMPARE(s.eval->memory.gradients, 2 * n);
+        QCOMPARE(s.eval->memory.optimizer, 12 * n);
+    }
+    void zeroStagesShardTheirShare_data() {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<double>("params");
+        QTest::addColumn<double>("grads");
+        QTest::addColumn<double>("optimizer");
+        // Divisors of the replicated figures over a data axis of 8.
+        QTest::newRow("zero1") << QStringLiteral("zero1") << 1.0 << 1.0 << 8.0;
+        QTest::newRow("zero2") << QStringLiteral("zero2") << 1.0 << 8.0 << 8.0;
+        QTest::newRow("zero3") << QStringLiteral("zero3") << 8.0 << 8.0 << 8.0;
+        QTest::newRow("fsdp") << QStringLiteral("fsdp") << 8.0 << 8.0 << 8.0;
+    }
+    void zeroStagesShardTheirShare() {
+        QFETCH(QString, strategy);
+        QFETCH(double, params);
+        QFETCH(double, grads);
+        QFETCH(double, optimizer);
+        Setup dp("gpt", {}, 1, "data=8", "dp");
+        Setup z("gpt", {}, 1, "data=8", strategy.toStdString());
+        QCOMPARE(z.eval->memory.parameters, dp.eval->memory.parameters / params);
+        QCOMPARE(z.eval->memory.gradients, dp.eval->memory.gradients / grads);
+        QCOMPARE(z.eval->memory.optimizer, dp.eval->memory.optimizer / optimizer);
+        QCOMPARE(z.eval->memory.activations, dp.eval->memory.activations);
+    }
+    void gpt3DataParallelDoesNotFit() {
+        Setup s("gpt3-175b", {}, 1, "data=8", "dp");
+        QVERIFY(!s.eval->feasible);
+        const QString why = QString::fromStdString(s.eval->overflow);
+        QVERIFY2(why.contains(QStringLiteral("exceeds")) && why.contains(QStringLiteral("optimizer state")) &&
+                     why.contains(QStringLiteral(".weight")),
+                 qPrintable(why));
+    }
+    void gpt3MegatronWithZero3Fits() {
+        // Megatron over the 8 GPUs of a node, ZeRO-3 over the 16 nodes; one sequence per data rank.
+        Setup s("gpt3-175b", {}, 16, "data=16,model=8", "megatron+zero3");
+        QVERIFY2(s.eval->feasible, s.eval->overflow.c_str());
+        QVERIFY(s.eval->peakMemory < s.cluster.device.memoryBytes);
+    }
+    void recomputationTradesComputeForMemory() {
+        Setup none("gpt", {}, 1, "data=8", "dp");
+        StepSettings full;
+        full.recompute = Recompute::Full;
+        Setup rec("gpt", {}, 1, "data=8", "dp", full);
+        QVERIFY(rec.eval->memory.activations < none.eval->memory.activations / 4);
+        QVERIFY(rec.eval->computeTime > none.eval->computeTime);
+        StepSettings selective;
+        selective.recompute = Recompute::Selective;
+        Setup sel("gpt", {}, 1, "data=8", "dp", selective);
+        QVERIFY(sel.eval->memory.activations < none.eval->memory.activations);
+        QVERIFY(sel.eval->memory.activations > rec.eval->memory.activations);
+    }
+    void microbatchesRepeatForwardAndBackwardOnly() {
+        // Twice the micro-batches of half the size: same gradient-sync time, same FLOPs per step.
+        StepSettings two;
+        two.microbatches = 2;
+        Setup one("gpt", {}, 1, "data=8", "dp");
+        Setup acc("gpt", {"batch=16"}, 1, "data=8", "dp", two);
+        double syncOne = 0, syncAcc = 0;
+        for (const OpReport& r : one.eval->perOp)
+            for (const CollectiveCost& c : r.collectives)
+                syncOne += c.totalTime();
+        for (const OpReport& r : acc.eval->perOp)
+            for (const CollectiveCost& c : r.collectives)
+                syncAcc += c.totalTime();
+        QCOMPARE(syncAcc, syncOne);
+        QCOMPARE(acc.eval->flopsPerStep, 2 * one.eval->flopsPerStep);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCostModel)
+#include "tst_cost_model.moc"

@@ -1,0 +1,200 @@
+// File formats (DESIGN 3): round trips, and bad input of every kind rejected with a message that
+// names the file, the field and the op.
+
+#include <QTemporaryDir>
+#include <QTest>
+// Qt first: moc cannot parse <concepts> unless Qt headers came before.
+
+#include "engine/cluster/cluster_presets.h"
+#include "engine/cost/cost_model.h"
+#include "engine/cost/evaluation.h"
+#include "engine/io/cluster_file.h"
+#include "engine/io/json_fields.h"
+#include "engine/io/model_file.h"
+#include "engine/io/plan_file.h"
+#include "engine/io/scenario.h"
+#include "engine/plans/baselines.h"
+#include "engine/util/error.h"
+
+using namespace shardscope;
+
+namespace {
+
+/// A two-op model document with `opsJson` as its op list (tensors x, w, y, z).
+std::string mlpDoc(const std::string& opsJson, const std::string& extra = "") {
+    return R"({"format":"shardscope-model","version":1,"name":"t",)" + extra + R"("tensors":[
+      {"name":"x","shape":[4,8],"dtype":"bf16","role":"input"},
+      {"name":"w","shape":[8,16],"dtype":"bf16","role":"parameter"},
+      {"name":"y","shape":[4,16],"dtype":"bf16","role":"activation"},
+      {"name":"z","shape":[4,16],"dtype":"bf16","role":"activation"}],
+      "ops":[)" + opsJson + "]}";
+}
+
+const char* kFc = R"j({"name":"fc","kind":"matmul","inputs":["x","w"],"outputs":["y"],"rule":"([b,h],[h,f])->([b,f])"})j";
+const char* kRelu = R"j({"name":"act","kind":"relu","inputs":["y"],"outputs":["z"],"rule":"([b,f])->([b,f])"})j";
+
+QString modelError(const std::string& text) {
+    try {
+        parseModelJson(text, "bad.model.json");
+    } catch (const InputError& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+} // namespace
+
+class TestFiles : public QObject {
+    Q_OBJECT
+private slots:
+    void goodModelParses() {
+        const Graph g = parseModelJson(mlpDoc(std::string(kFc) + "," + kRelu), "ok.model.json");
+        QCOMPARE(g.ops().size(), std::size_t(2));
+        QCOMPARE(g.parameterCount(), 128.0);
+    }
+    void badModels_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QStringList>("expected");
+        auto row = [](const char* name, const std::string& text, QStringList expected) {
+            QTest::newRow(name) << QString::fromStdString(text) << expected;
+        };
+        row("malformed JSON", "{\"format\": \"shardscope-model\",\n \"version\": 1,,}",
+            {QStringLiteral("bad.model.json"), QStringLiteral("malformed JSON at line 2")});
+        row("unknown op kind",
+            mlpDoc(R"j({"name":"fc","kind":"matmull","inputs":["x","w"],"outputs":["y"],"rule":"([b,h],[h,f])->([b,f])"})j"),
+            {QStringLiteral("'fc'"), QStringLiteral("kind"), QStringLiteral("unknown op kind 'matmull'")});
+        row("shape mismatch",
+            mlpDoc(R"j({"name":"fc","kind":"matmul","inputs":["x","w"],"outputs":["y"],"rule":"([b,h],[f,h])->([b,f])"})j"),
+            {QStringLiteral("op 'fc'"), QStringLiteral("field 'rule'")});
+        row("cycle",
+            mlpDoc(R"j({"name":"a","kind":"relu","inputs":["z"],"outputs":["y"],"rule":"([b,f])->([b,f])"},)j" +
+                   std::string(kRelu)),
+            {QStringLiteral("cycle")});
+        row("unknown tensor",
+            mlpDoc(R"j({"name":"fc","kind":"matmul","inputs":["x","v"],"outputs":["y"],"rule":"([b,h],[h,f])->([b,f])"})j"),
+            {QStringLiteral("unknown tensor 'v'")});
+        row("unknown field", mlpDoc(kFc, R"("author":"me",)"), {QStringLiteral("field 'author': unknown field")});
+        row("unknown version", R"({"format":"shardscope-model","version":7,"tensors":[],"ops":[]})",
+            {QStringLiteral("unsupported version 7")});
+        row("wrong format", R"({"format":"shardscope-plan","version":1})", {QStringLiteral("field 'format'")});
+        row("missing field", R"({"format":"shardscope-model","version":1,"ops":[]})",
+            {QStringLiteral("field 'tensors': missing")});
+    }
+    void badModels() {
+        QFETCH(QString, text);
+        QFETCH(QStringList, expected);
+        const QString e = modelError(text.toStdString());
+        QVERIFY2(!e.isEmpty(), "no error");
+        for (const QString& part : expected)
+            QVERIFY2(e.contains(part), qPrintable(e));
+    }
+    void presetModelRoundTrips() {
+        const Graph g = loadModel(ModelRequest{"moe", {"layers=1"}, std::nullopt}, 1);
+        const Graph back = parseModelJson(modelToJson(g), "moe.model.json");
+        QCOMPARE(back.ops().size(), g.ops().size());
+        QCOMPARE(back.parameterCount(), g.parameterCount());
+        QCOMPARE(modelToJson(back), modelToJson(g));
+        // Same evaluation from the re-read graph.
+        const Cluster c = clusterPreset("dgx-a100", 1);
+        const Mesh m = Mesh::parse("data=4,model=2");
+        const auto e1 = evaluate(CostModel(g, c, m, {}), baselinePlan(g, m, "megatron", {}));
+        const auto e2 = evaluate(CostModel(back, c, m, {}), baselinePlan(back, m, "megatron", {}));
+        QCOMPARE(e2->stepTime, e1->stepTime);
+        QCOMPARE(e2->peakMemory, e1->peakMemory);
+    }
+    void clusterRoundTripsAndRejectsBadFigures() {
+        const Cluster c = clusterPreset("dgx-h100", 4);
+        const Cluster back = parseClusterJson(clusterToJson(c), "h100.cluster.json");
+        QCOMPARE(back.deviceCount(), 32);
+        QCOMPARE(back.levels[1].bandwidth, 50e9);
+        std::string bad = clusterToJson(c);
+        const std::string needle = "\"bandwidth\": 450000000000.0";
+        bad.replace(bad.find(needle), needle.size(), "\"bandwidth\": -1");
+        try {
+            parseClusterJson(bad, "bad.cluster.json");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("levels[0].bandwidth")), e.what());
+        }
+    }
+    void planRoundTripsToTheSameCost() {
+        QTemporaryDir dir;
+        const Graph g = loadModel(ModelRequest{"gpt", {}, std::nullopt}, 1);
+        const Cluster c = clusterPreset("dgx-a100", 2);
+        const Mesh m = Mesh::parse("data=2,model=8");
+        Plan p = baselinePlan(g, m, "megatron-sp+zero2", {});
+        p.locked[3] = true;
+        const CostModel cm(g, c, m, p.settings);
+        const auto e = evaluate(cm, p);
+        const std::string path = dir.filePath(QStringLiteral("p.plan.json")).toStdString();
+        savePlan(path, p, g, e.get());
+        const Plan back = parsePlanJson(readTextFile(path), path, g);
+        QCOMPARE(back.strategies, p.strategies);
+        QCOMPARE(back.locked, p.locked);
+        QCOMPARE(back.settings, p.settings);
+        QCOMPARE(evaluate(CostModel(g, c, back.mesh, back.settings), back)->stepTime, e->stepTime);
+    }
+    void planErrors_data() {
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<QString>("expected");
+        // The megatron plan of the gpt preset on data=2,model=8, edited.
+        QTest::newRow("non-divisible split") << QStringLiteral("\"model\": \"g\"") << QStringLiteral("\"model\": \"s\"")
+                                             << QStringLiteral("");
+        QTest::newRow("unknown factor") << QStringLiteral("\"model\": \"f\"") << QStringLiteral("\"model\": \"zz\"")
+                                        << QStringLiteral("has no factor 'zz'");
+        QTest::newRow("unknown op") << QStringLiteral("\"op\": \"lm_head\"") << QStringLiteral("\"op\": \"lm_tail\"")
+                                    << QStringLiteral("no op 'lm_tail'");
+        QTest::newRow("unknown axis") << QStringLiteral("\"data\": \"b\"") << QStringLiteral("\"pipe\": \"b\"")
+                                      << QStringLiteral("not an axis of mesh");
+    }
+    void planErrors() {
+        QFETCH(QString, from);
+        QFETCH(QString, to);
+        QFETCH(QString, expected);
+        // seq=1020 is not divisible by 8, so splitting s over model is a non-divisible split.
+        const Graph g = loadModel(ModelRequest{"gpt", {"layers=1", "seq=1020"}, std::nullopt}, 1);
+        const Mesh m = Mesh::parse("data=2,model=8");
+        std::string text = planToJson(baselinePlan(g, m, "megatron", {}), g, nullptr);
+        const std::string f = from.toStdString();
+        // Indentation-free matching: the writer puts one space after each colon.
+        const auto at = text.find(f);
+        QVERIFY2(at != std::string::npos, f.c_str());
+        text.replace(at, f.size(), to.toStdString());
+        try {
+            parsePlanJson(text, "edited.plan.json", g);
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            const QString msg = QString::fromUtf8(e.what());
+            QVERIFY2(msg.contains(QStringLiteral("edited.plan.json")), e.what());
+            if (expected.isEmpty())
+                QVERIFY2(msg.contains(QStringLiteral("not divisible by 8")) && msg.contains(QStringLiteral("op '")), e.what());
+            else
+                QVERIFY2(msg.contains(expected), e.what());
+        }
+    }
+    void scenarioRejectsImpossibleMesh() {
+        ScenarioRequest r;
+        r.model.spec = "gpt";
+        r.cluster = "dgx-a100";
+        r.mesh = "data=4,model=4";
+        try {
+            loadScenario(r);
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("has 16 devices but cluster dgx-a100 has 8")),
+                     e.what());
+        }
+    }
+    void atomicWriteReplacesWhole() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("f.json")).toStdString();
+        writeFileAtomically(path, "first");
+        writeFileAtomically(path, "second");
+        QCOMPARE(readTextFile(path), std::string("second"));
+        QVERIFY(!QFile::exists(QString::fromStdString(path + ".tmp")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFiles)
+#include "tst_files.moc"
