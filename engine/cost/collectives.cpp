@@ -1,40 +1,27 @@
 #include "engine/cost/collectives.h"
 
+#include "engine/util/enum_names.h"
+
 #include <set>
 
 namespace shardscope {
 
-std::string_view collectiveName(CollectiveKind k) {
-    switch (k) {
-    case CollectiveKind::AllReduce:
-        return "all-reduce";
-    case CollectiveKind::AllGather:
-        return "all-gather";
-    case CollectiveKind::ReduceScatter:
-        return "reduce-scatter";
-    case CollectiveKind::AllToAll:
-        return "all-to-all";
-    case CollectiveKind::SendRecv:
-        return "send-recv";
-    }
-    return "?";
-}
+namespace {
+constexpr EnumNames<CollectiveKind, 5> kNames{{{{CollectiveKind::AllReduce, "all-reduce"},
+                                                {CollectiveKind::AllGather, "all-gather"},
+                                                {CollectiveKind::ReduceScatter, "reduce-scatter"},
+                                                {CollectiveKind::AllToAll, "all-to-all"},
+                                                {CollectiveKind::SendRecv, "send-recv"}}}};
+constexpr EnumNames<CollectiveKind, 5> kBadges{{{{CollectiveKind::AllReduce, "AR"},
+                                                 {CollectiveKind::AllGather, "AG"},
+                                                 {CollectiveKind::ReduceScatter, "RS"},
+                                                 {CollectiveKind::AllToAll, "A2A"},
+                                                 {CollectiveKind::SendRecv, "SR"}}}};
+} // namespace
 
-std::string_view collectiveBadge(CollectiveKind k) {
-    switch (k) {
-    case CollectiveKind::AllReduce:
-        return "AR";
-    case CollectiveKind::AllGather:
-        return "AG";
-    case CollectiveKind::ReduceScatter:
-        return "RS";
-    case CollectiveKind::AllToAll:
-        return "A2A";
-    case CollectiveKind::SendRecv:
-        return "SR";
-    }
-    return "?";
-}
+std::string_view collectiveName(CollectiveKind k) { return kNames.name(k); }
+
+std::string_view collectiveBadge(CollectiveKind k) { return kBadges.name(k); }
 
 double allReduceTime(int n, double bytes, double bw, double lat) {
     if (n <= 1)

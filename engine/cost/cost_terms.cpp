@@ -1,34 +1,21 @@
 #include "engine/cost/cost_terms.h"
 
+#include "engine/util/enum_names.h"
+
 namespace shardscope {
 
-std::string_view phaseName(Phase p) {
-    switch (p) {
-    case Phase::Forward:
-        return "forward";
-    case Phase::Backward:
-        return "backward";
-    case Phase::Step:
-        return "step";
-    }
-    return "?";
-}
+namespace {
+constexpr EnumNames<Phase, 3> kPhases{{{{Phase::Forward, "forward"}, {Phase::Backward, "backward"}, {Phase::Step, "step"}}}};
+constexpr EnumNames<CommPurpose, 5> kPurposes{{{{CommPurpose::Resharding, "resharding"},
+                                                {CommPurpose::Statistics, "statistics"},
+                                                {CommPurpose::Halo, "halo"},
+                                                {CommPurpose::GradientSync, "gradient-sync"},
+                                                {CommPurpose::ParameterGather, "parameter-gather"}}}};
+} // namespace
 
-std::string_view purposeName(CommPurpose p) {
-    switch (p) {
-    case CommPurpose::Resharding:
-        return "resharding";
-    case CommPurpose::Statistics:
-        return "statistics";
-    case CommPurpose::Halo:
-        return "halo";
-    case CommPurpose::GradientSync:
-        return "gradient-sync";
-    case CommPurpose::ParameterGather:
-        return "parameter-gather";
-    }
-    return "?";
-}
+std::string_view phaseName(Phase p) { return kPhases.name(p); }
+
+std::string_view purposeName(CommPurpose p) { return kPurposes.name(p); }
 
 double OpCost::commTime() const {
     double t = 0;

@@ -1,33 +1,21 @@
 #include "engine/cost/step_settings.h"
 
+#include "engine/util/enum_names.h"
+
 namespace shardscope {
 
-std::string_view recomputeName(Recompute r) {
-    switch (r) {
-    case Recompute::None:
-        return "none";
-    case Recompute::Selective:
-        return "selective";
-    case Recompute::Full:
-        return "full";
-    }
-    return "none";
-}
+namespace {
+constexpr EnumNames<Recompute, 3> kRecompute{
+    {{{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}}}};
+constexpr EnumNames<OptimizerKind, 2> kOptimizers{{{{OptimizerKind::Adam, "adam"}, {OptimizerKind::Sgd, "sgd"}}}};
+} // namespace
 
-std::optional<Recompute> parseRecompute(std::string_view name) {
-    for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
-        if (recomputeName(r) == name)
-            return r;
-    return std::nullopt;
-}
+std::string_view recomputeName(Recompute r) { return kRecompute.name(r); }
 
-std::string_view optimizerName(OptimizerKind o) { return o == OptimizerKind::Adam ? "adam" : "sgd"; }
+std::optional<Recompute> parseRecompute(std::string_view name) { return kRecompute.parse(name); }
 
-std::optional<OptimizerKind> parseOptimizer(std::string_view name) {
-    for (OptimizerKind o : {OptimizerKind::Adam, OptimizerKind::Sgd})
-        if (optimizerName(o) == name)
-            return o;
-    return std::nullopt;
-}
+std::string_view optimizerName(OptimizerKind o) { return kOptimizers.name(o); }
+
+std::optional<OptimizerKind> parseOptimizer(std::string_view name) { return kOptimizers.parse(name); }
 
 } // namespace shardscope

@@ -1,17 +1,16 @@
 #include "engine/ir/dtype.h"
 
-#include <array>
-#include <utility>
+#include "engine/util/enum_names.h"
 
 namespace shardscope {
 
 namespace {
-constexpr std::array<std::pair<DType, std::string_view>, 6> kNames{{{DType::BF16, "bf16"},
-                                                                    {DType::FP16, "fp16"},
-                                                                    {DType::FP32, "fp32"},
-                                                                    {DType::FP8, "fp8"},
-                                                                    {DType::INT32, "int32"},
-                                                                    {DType::INT64, "int64"}}};
+constexpr EnumNames<DType, 6> kNames{{{{DType::BF16, "bf16"},
+                                       {DType::FP16, "fp16"},
+                                       {DType::FP32, "fp32"},
+                                       {DType::FP8, "fp8"},
+                                       {DType::INT32, "int32"},
+                                       {DType::INT64, "int64"}}}};
 }
 
 int dtypeBytes(DType t) {
@@ -30,18 +29,8 @@ int dtypeBytes(DType t) {
     return 4;
 }
 
-std::string_view dtypeName(DType t) {
-    for (const auto& [d, n] : kNames)
-        if (d == t)
-            return n;
-    return "fp32";
-}
+std::string_view dtypeName(DType t) { return kNames.name(t); }
 
-std::optional<DType> parseDType(std::string_view name) {
-    for (const auto& [d, n] : kNames)
-        if (n == name)
-            return d;
-    return std::nullopt;
-}
+std::optional<DType> parseDType(std::string_view name) { return kNames.parse(name); }
 
 } // namespace shardscope

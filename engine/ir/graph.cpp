@@ -1,34 +1,24 @@
 #include "engine/ir/graph.h"
 
+#include "engine/util/enum_names.h"
 #include "engine/util/error.h"
 
 #include <algorithm>
-#include <array>
 #include <deque>
 #include <utility>
 
 namespace shardscope {
 
 namespace {
-constexpr std::array<std::pair<TensorRole, std::string_view>, 4> kRoles{{{TensorRole::Input, "input"},
-                                                                         {TensorRole::Parameter, "parameter"},
-                                                                         {TensorRole::Activation, "activation"},
-                                                                         {TensorRole::Constant, "constant"}}};
+constexpr EnumNames<TensorRole, 4> kRoles{{{{TensorRole::Input, "input"},
+                                            {TensorRole::Parameter, "parameter"},
+                                            {TensorRole::Activation, "activation"},
+                                            {TensorRole::Constant, "constant"}}}};
 }
 
-std::string_view tensorRoleName(TensorRole r) {
-    for (const auto& [role, name] : kRoles)
-        if (role == r)
-            return name;
-    return "activation";
-}
+std::string_view tensorRoleName(TensorRole r) { return kRoles.name(r); }
 
-std::optional<TensorRole> parseTensorRole(std::string_view name) {
-    for (const auto& [role, n] : kRoles)
-        if (n == name)
-            return role;
-    return std::nullopt;
-}
+std::optional<TensorRole> parseTensorRole(std::string_view name) { return kRoles.parse(name); }
 
 double Tensor::elements() const {
     double e = 1;

@@ -1,8 +1,8 @@
 #include "engine/ir/sharding_rule.h"
 
+#include "engine/util/enum_names.h"
 #include "engine/util/error.h"
 
-#include <array>
 #include <cctype>
 #include <utility>
 
@@ -10,14 +10,14 @@ namespace shardscope {
 
 namespace {
 
-constexpr std::array<std::pair<FactorType, std::string_view>, 6> kTypeNames{{
+constexpr EnumNames<FactorType, 6> kTypeNames{{{
     {FactorType::Parallel, "parallel"},
     {FactorType::Reduction, "reduction"},
     {FactorType::LocalReduction, "local"},
     {FactorType::Halo, "halo"},
     {FactorType::Gather, "gather"},
     {FactorType::Fixed, "fixed"},
-}};
+}}};
 
 /// A small recursive-descent reader over the rule text.
 class RuleReader {
@@ -234,19 +234,9 @@ std::string bindOperands(ShardingRule& rule, const std::vector<OperandFactors>& 
 
 } // namespace
 
-std::string_view factorTypeName(FactorType t) {
-    for (const auto& [type, name] : kTypeNames)
-        if (type == t)
-            return name;
-    return "parallel";
-}
+std::string_view factorTypeName(FactorType t) { return kTypeNames.name(t); }
 
-std::optional<FactorType> parseFactorType(std::string_view name) {
-    for (const auto& [type, n] : kTypeNames)
-        if (n == name)
-            return type;
-    return std::nullopt;
-}
+std::optional<FactorType> parseFactorType(std::string_view name) { return kTypeNames.parse(name); }
 
 ShardingRule ShardingRule::parse(std::string_view text) { return RuleReader(text).read(); }
 
