@@ -37,10 +37,15 @@ public:
     /// Compute seconds on one device for `flops` and `bytes` of memory traffic in `dtype`.
     double computeSeconds(double flops, double bytes, DType dtype) const;
 
+    /// The graph costed.
     const Graph& graph() const { return graph_; }
+    /// The cluster costed on.
     const Cluster& cluster() const { return cluster_; }
+    /// The mesh strategies refer to.
     const Mesh& mesh() const { return mesh_; }
+    /// The step settings (micro-batches, recomputation, optimizer, ZeRO).
     const StepSettings& settings() const { return settings_; }
+    /// Collective costs on this cluster and mesh.
     const CommModel& comm() const { return comm_; }
 
 private:

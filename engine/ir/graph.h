@@ -72,7 +72,9 @@ public:
     /// the op and the field.
     void finalize();
 
+    /// Every tensor, indexed by TensorId.
     const std::vector<Tensor>& tensors() const { return tensors_; }
+    /// Every op, indexed by OpId.
     const std::vector<Op>& ops() const { return ops_; }
     /// The tensor with id `t`.
     const Tensor& tensor(TensorId t) const { return tensors_[t.index()]; }

@@ -23,6 +23,8 @@ std::string scaled(double value, const char* const* suffixes, int count, double 
 } // namespace
 
 std::string formatBytes(double bytes) {
+    if (bytes == 0)
+        return "0 B";
     static const char* const units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
     return scaled(bytes, units, 6, 1000.0);
 }
@@ -30,7 +32,9 @@ std::string formatBytes(double bytes) {
 std::string formatSeconds(double seconds) {
     char buf[64];
     const double a = std::fabs(seconds);
-    if (a >= 1.0 || a == 0.0)
+    if (a == 0.0)
+        return "0 s";
+    if (a >= 1.0)
         std::snprintf(buf, sizeof buf, "%.3f s", seconds);
     else if (a >= 1e-3)
         std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
