@@ -27,6 +27,8 @@ std::string usageText() {
            "A+B|PLAN.json]\n"
            "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--optimizer adam|sgd]\n"
            "                 [--plan-out PLAN.json] [--json]\n"
+           "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
+           "                 [--algo auto|pase|brute] [--lock PLAN.json] [--threads N] [--plan-out PLAN.json] [--json]\n"
            "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
 }
 
@@ -39,8 +41,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         o.command = "help";
         return o;
     }
-    if (o.command != "models" && o.command != "clusters" && o.command != "evaluate")
-        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate)");
+    if (o.command != "models" && o.command != "clusters" && o.command != "evaluate" && o.command != "search")
+        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate, search)");
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -62,7 +64,7 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.scenario.nodes = positiveInt(a, value());
         else if (a == "--mesh")
             o.scenario.mesh = value();
-        else if (a == "--strategy")
+        else if (a == "--strategy" && o.command != "search")
             o.scenario.strategy = value();
         else if (a == "--microbatches")
             o.scenario.microbatches = positiveInt(a, value());
@@ -81,11 +83,16 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         else
             throw InputError("unknown option '" + a + "'; try --help");
     }
-    if (o.command == "evaluate") {
+    if (o.command == "evaluate" || o.command == "search") {
         if (o.scenario.model.spec.empty())
-            throw InputError("evaluate: --model is required");
+            throw InputError(o.command + ": --model is required");
         if (o.scenario.cluster.empty())
-            throw InputError("evaluate: --cluster is required");
+            throw InputError(o.command + ": --cluster is required");
+    }
+    if (o.command == "search") {
+        o.meshAuto = o.scenario.mesh.empty() || o.scenario.mesh == "auto";
+        if (o.meshAuto)
+            o.scenario.mesh.clear();
     }
     return o;
 }

@@ -14,6 +14,10 @@ struct CliOptions {
     ScenarioRequest scenario;
     bool json = false;
     std::string planOut;         ///< --plan-out PATH: save the evaluated plan
+    std::string algorithm = "auto";  ///< search: --algo
+    std::string lockPlan;        ///< search: --lock PLAN.json
+    bool meshAuto = false;       ///< search: --mesh auto
+    int threads = 0;             ///< search: --threads (0 = hardware)
 };
 
 /// Parses `args` (without the program name). Throws InputError naming the bad option.

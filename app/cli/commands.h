@@ -3,6 +3,8 @@
 
 #include "cli_options.h"
 
+#include "engine/cost/evaluation.h"
+
 #include <ostream>
 
 namespace shardscope::cli {
@@ -13,5 +15,9 @@ int runModels(const CliOptions& options, std::ostream& out);
 int runClusters(const CliOptions& options, std::ostream& out);
 /// `evaluate`: the analytic cost of a baseline or a plan file, as a table or JSON.
 int runEvaluate(const CliOptions& options, std::ostream& out);
+/// `search`: the best plan found, with evaluate's figures and the search report.
+int runSearch(const CliOptions& options, std::ostream& out);
+/// Prints `e` as evaluate's readable table.
+void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster& cluster, std::ostream& out);
 
 } // namespace shardscope::cli

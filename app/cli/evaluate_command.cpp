@@ -17,10 +17,12 @@ std::string pad(const std::string& s, std::size_t width) {
     return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
 }
 
-void printTable(const Evaluation& e, const Scenario& s, std::ostream& out) {
-    out << "model      " << s.graph.name << " (" << formatCount(e.paramsTotal) << " parameters, "
+} // namespace
+
+void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster& cluster, std::ostream& out) {
+    out << "model      " << graph.name << " (" << formatCount(e.paramsTotal) << " parameters, "
         << formatCount(e.flopsPerStep) << "FLOP per step)\n";
-    out << "cluster    " << s.cluster.name << ", " << e.devices << " x " << s.cluster.device.name << "\n";
+    out << "cluster    " << cluster.name << ", " << e.devices << " x " << cluster.device.name << "\n";
     out << "mesh       " << e.mesh.toString() << "   strategy " << e.planName << "\n\n";
     out << "step time  " << formatSeconds(e.stepTime) << "  = compute " << formatSeconds(e.computeTime)
         << " + communication " << formatSeconds(e.commTime) << " + optimizer " << formatSeconds(e.optimizerTime)
@@ -48,14 +50,12 @@ void printTable(const Evaluation& e, const Scenario& s, std::ostream& out) {
     out << "\n" << pad("op", 36) << pad("kind", 14) << pad("strategy", 22) << pad("compute", 12) << pad("comm", 12)
         << "memory\n";
     for (const OpReport& r : e.perOp) {
-        const Op& op = s.graph.op(r.op);
+        const Op& op = graph.op(r.op);
         out << pad(op.name, 36) << pad(std::string(opKindName(op.kind)), 14) << pad(r.strategy, 22)
             << pad(formatSeconds(r.computeTime), 12) << pad(formatSeconds(r.commTime), 12)
             << formatBytes(r.memory.sum()) << "\n";
     }
 }
-
-} // namespace
 
 int runEvaluate(const CliOptions& options, std::ostream& out) {
     const Scenario s = loadScenario(options.scenario);
@@ -68,7 +68,7 @@ int runEvaluate(const CliOptions& options, std::ostream& out) {
         j["cluster"] = s.cluster.name;
         out << j.dump(1) << "\n";
     } else {
-        printTable(*e, s, out);
+        printEvaluationTable(*e, s.graph, s.cluster, out);
     }
     return 0;
 }

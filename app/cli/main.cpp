@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
             return cli::runModels(options, std::cout);
         if (options.command == "clusters")
             return cli::runClusters(options, std::cout);
+        if (options.command == "search")
+            return cli::runSearch(options, std::cout);
         return cli::runEvaluate(options, std::cout);
     } catch (const InputError& e) {
         std::cerr << "shardscope-cli: " << e.what() << "\n";

@@ -260,35 +260,48 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
     return cost;
 }
 
-EdgeCost CostModel::edgeCost(const Edge& e, const OpStrategy& from, const OpStrategy& to) const {
+CostModel::ProducerEnd CostModel::producerEnd(const Edge& e, const OpStrategy& from) const {
     const Op& producer = graph_.op(e.from);
+    ProducerEnd end;
+    if (e.parameterShare) {
+        // A shared parameter: its owner's copy, whose gradient may stay partial on the owner's sync axes.
+        end.value = inputSharding(producer, e.fromSlot, from);
+        end.gradient = end.value;
+        end.gradient.partial = inputGradientPartial(producer, e.fromSlot, from);
+    } else {
+        // The producer reads its output gradient whole on the axes its output was partial on.
+        end.value = outputSharding(producer, e.fromSlot, from);
+        end.gradient = end.value;
+        end.gradient.partial = 0;
+    }
+    return end;
+}
+
+CostModel::ConsumerEnd CostModel::consumerEnd(const Edge& e, const OpStrategy& to) const {
     const Op& consumer = graph_.op(e.to);
+    ConsumerEnd end;
+    end.value = inputSharding(consumer, e.toInput, to);
+    end.gradient = end.value;
+    end.gradient.partial = inputGradientPartial(consumer, e.toInput, to);
+    return end;
+}
+
+EdgeCost CostModel::edgeCost(const Edge& e, const OpStrategy& from, const OpStrategy& to) const {
+    return edgeCost(e, producerEnd(e, from), consumerEnd(e, to));
+}
+
+EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
     const Tensor& t = graph_.tensor(e.tensor);
     const int m = settings_.microbatches;
     EdgeCost cost;
-
-    TensorSharding src, srcGradWanted;
-    if (e.parameterShare) {
-        src = inputSharding(producer, e.fromSlot, from);
-        srcGradWanted = src;
-        srcGradWanted.partial = inputGradientPartial(producer, e.fromSlot, from);
-    } else {
-        src = outputSharding(producer, e.fromSlot, from);
-        srcGradWanted = src;
-        srcGradWanted.partial = 0;
-    }
-    const TensorSharding dst = inputSharding(consumer, e.toInput, to);
-    const int forwardCount = recomputed(consumer) ? 2 * m : m;
-    for (const ReshardStep& step : reshard(src, dst, t.bytes(), mesh_))
+    const int forwardCount = recomputed(graph_.op(e.to)) ? 2 * m : m;
+    for (const ReshardStep& step : reshard(from.value, to.value, t.bytes(), mesh_))
         cost.collectives.push_back(
             collective(step.kind, step.axes, step.bytes, forwardCount, Phase::Forward, CommPurpose::Resharding, t.name));
-    if (needsGrad_[e.tensor.index()]) {
-        TensorSharding grad = dst;
-        grad.partial = inputGradientPartial(consumer, e.toInput, to);
-        for (const ReshardStep& step : reshard(grad, srcGradWanted, t.bytes(), mesh_))
+    if (needsGrad_[e.tensor.index()])
+        for (const ReshardStep& step : reshard(to.gradient, from.gradient, t.bytes(), mesh_))
             cost.collectives.push_back(
                 collective(step.kind, step.axes, step.bytes, m, Phase::Backward, CommPurpose::Resharding, t.name));
-    }
     return cost;
 }
 

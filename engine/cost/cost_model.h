@@ -27,6 +27,26 @@ public:
     /// Cost of edge `e` given the strategies of its two ends: forward and backward resharding.
     EdgeCost edgeCost(const Edge& e, const OpStrategy& from, const OpStrategy& to) const;
 
+    /// What an edge's producer end gives: the tensor's sharding, and the sharding it wants the
+    /// gradient back in. edgeCost() depends on the producer's strategy only through this.
+    struct ProducerEnd {
+        TensorSharding value;
+        TensorSharding gradient;
+        auto operator<=>(const ProducerEnd&) const = default;
+    };
+    /// What an edge's consumer end wants (the sharding it reads) and gives back (its input gradient).
+    struct ConsumerEnd {
+        TensorSharding value;
+        TensorSharding gradient;
+        auto operator<=>(const ConsumerEnd&) const = default;
+    };
+    /// The producer end of `e` under strategy `from`.
+    ProducerEnd producerEnd(const Edge& e, const OpStrategy& from) const;
+    /// The consumer end of `e` under strategy `to`.
+    ConsumerEnd consumerEnd(const Edge& e, const OpStrategy& to) const;
+    /// Cost of edge `e` between two ends; edgeCost(e, f, t) == edgeCost(e, producerEnd(e, f), consumerEnd(e, t)).
+    EdgeCost edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
+
     /// Every edge, ordered by consumer in topological order.
     const std::vector<Edge>& edges() const { return edges_; }
     /// Whether tensor `t` receives a gradient in the backward pass.

@@ -37,7 +37,7 @@ struct TensorSharding {
     /// Text such as "[data,-,model] partial{model}".
     std::string toString(const Mesh& mesh) const;
 
-    bool operator==(const TensorSharding&) const = default;
+    auto operator<=>(const TensorSharding&) const = default;
 };
 
 /// Empty when `s` is valid for `op` on `mesh`; otherwise why not (factor, axis, divisibility).

@@ -1,0 +1,76 @@
+#include "commands.h"
+
+#include "engine/io/evaluation_json.h"
+#include "engine/io/json_fields.h"
+#include "engine/io/plan_file.h"
+#include "engine/search/search.h"
+#include "engine/util/error.h"
+#include "engine/util/units.h"
+
+namespace shardscope::cli {
+
+namespace {
+
+nlohmann::json planJson(const Plan& plan, const Graph& graph) { return nlohmann::json::parse(planToJson(plan, graph, nullptr)); }
+
+} // namespace
+
+int runSearch(const CliOptions& options, std::ostream& out) {
+    // The scenario gives the model and cluster (and checks a fixed mesh against the cluster).
+    Scenario s = loadScenario(options.scenario);
+    SearchRequest request;
+    request.graph = &s.graph;
+    request.cluster = &s.cluster;
+    request.settings = s.plan.settings;
+    request.algorithm = options.algorithm;
+    request.threads = options.threads;
+    if (!options.meshAuto)
+        request.mesh = s.plan.mesh;
+    if (!options.lockPlan.empty()) {
+        const Plan locks = parsePlanJson(readTextFile(options.lockPlan), options.lockPlan, s.graph);
+        if (request.mesh && request.mesh->toString() != locks.mesh.toString())
+            throw InputError("--lock " + options.lockPlan + ": its mesh " + locks.mesh.toString() + " is not --mesh " +
+                             request.mesh->toString());
+        request.mesh = locks.mesh;
+        request.locks.resize(s.graph.ops().size());
+        for (std::size_t v = 0; v < locks.locked.size(); ++v)
+            if (locks.locked[v])
+                request.locks[v] = locks.strategies[v];
+    }
+    const auto result = search(request);
+    const Evaluation& e = *result->evaluation;
+    const SearchReport& rep = result->report;
+    if (!options.planOut.empty())
+        savePlan(options.planOut, result->plan, s.graph, &e);
+    if (options.json) {
+        nlohmann::json j = evaluationToJson(e, s.graph);
+        j["cluster"] = s.cluster.name;
+        j["algorithm"] = rep.algorithm;
+        j["search_time_s"] = rep.searchSeconds;
+        j["states_explored"] = rep.statesExplored;
+        nlohmann::json meshes = nlohmann::json::array();
+        for (const MeshTried& m : rep.meshesTried)
+            meshes.push_back({{"mesh", m.mesh.toString()}, {"step_time_s", m.stepTime}, {"feasible", m.feasible}});
+        j["meshes_tried"] = meshes;
+        j["folded_blocks"] = {{"blocks", rep.foldedBlocks}, {"ops_per_block", rep.opsPerBlock}};
+        j["notes"] = rep.notes;
+        j["cancelled"] = rep.cancelled;
+        j["plan"] = planJson(result->plan, s.graph);
+        out << j.dump(1) << "\n";
+        return 0;
+    }
+    out << "search     " << rep.algorithm << " in " << formatSeconds(rep.searchSeconds) << ", "
+        << formatCount(rep.statesExplored) << " states\n";
+    for (const MeshTried& m : rep.meshesTried)
+        out << "  mesh " << m.mesh.toString() << ": " << formatSeconds(m.stepTime) << (m.feasible ? "" : " (does not fit)")
+            << "\n";
+    if (rep.foldedBlocks > 0)
+        out << "  folded " << rep.foldedBlocks << " repeated blocks of " << rep.opsPerBlock << " ops\n";
+    for (const std::string& n : rep.notes)
+        out << "  note: " << n << "\n";
+    out << "\n";
+    printEvaluationTable(e, s.graph, s.cluster, out);
+    return 0;
+}
+
+} // namespace shardscope::cli

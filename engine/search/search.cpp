@@ -1,0 +1,342 @@
+#include "engine/search/search.h"
+
+#include "engine/cost/cost_model.h"
+#include "engine/plans/baselines.h"
+#include "engine/search/search_problem.h"
+#include "engine/search/solver.h"
+#include "engine/util/error.h"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <map>
+#include <thread>
+
+namespace shardscope {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// The best plan found on one mesh.
+struct MeshOutcome {
+    Plan plan;
+    std::shared_ptr<const Evaluation> evaluation;
+    std::string algorithm;
+    double states = 0;
+    int foldedBlocks = 0;
+    int opsPerBlock = 0;
+    std::vector<std::string> notes;
+    bool cancelled = false;
+};
+
+/// Serialises progress reports from worker threads and tracks the best step time.
+class ProgressSink {
+public:
+    ProgressSink(const SearchRequest& r, int meshes, Clock::time_point start)
+        : callback_(r.progress), meshes_(meshes), start_(start) {}
+    void report(int mesh, double fraction) {
+        std::lock_guard lock(mutex_);
+        if (mesh >= 0)
+            done_[mesh] = fraction;
+        if (!callback_)
+            return;
+        double sum = 0;
+        for (const auto& [m, f] : done_)
+            sum += f;
+        callback_(SearchProgress{sum / meshes_, best_});
+    }
+    void improved(double stepTime) {
+        std::lock_guard lock(mutex_);
+        if (stepTime < best_) {
+            best_ = stepTime;
+            history_.emplace_back(std::chrono::duration<double>(Clock::now() - start_).count(), stepTime);
+        }
+    }
+    std::vector<std::pair<double, double>> history() {
+        std::lock_guard lock(mutex_);
+        return history_;
+    }
+
+private:
+    std::mutex mutex_;
+    std::function<void(const SearchProgress&)> callback_;
+    int meshes_;
+    Clock::time_point start_;
+    std::map<int, double> done_;
+    double best_ = std::numeric_limits<double>::infinity();
+    std::vector<std::pair<double, double>> history_;
+};
+
+/// True when `a` is a better outcome than `b`: feasible first, then faster.
+bool better(const Evaluation& a, const Evaluation& b) {
+    if (a.feasible != b.feasible)
+        return a.feasible;
+    return a.stepTime < b.stepTime;
+}
+
+Plan planFrom(const SearchProblem& problem, const std::vector<int>& choice, const Mesh& mesh,
+              const StepSettings& settings, const std::vector<std::optional<OpStrategy>>& locks,
+              const std::string& name) {
+    Plan plan = Plan::replicated(std::size_t(problem.size()), mesh);
+    plan.name = name;
+    plan.settings = settings;
+    for (int v = 0; v < problem.size(); ++v) {
+        plan.strategies[std::size_t(v)] = problem.candidates(v)[std::size_t(choice[std::size_t(v)])];
+        plan.locked[std::size_t(v)] = std::size_t(v) < locks.size() && locks[std::size_t(v)].has_value();
+    }
+    return plan;
+}
+
+/// Iterated conditional modes from `start`: each op in turn takes its best candidate given its
+/// neighbours, for at most `passes` passes. The bounded fallback when a DP table is too large.
+Solution localSearch(const SearchProblem& p, std::vector<int> start, double lambda, int passes,
+                     const SolveControl& control) {
+    std::vector<std::vector<const PairTable*>> touching(std::size_t(p.size()));
+    for (const PairTable& t : p.pairs()) {
+        touching[std::size_t(t.a)].push_back(&t);
+        touching[std::size_t(t.b)].push_back(&t);
+    }
+    Solution s;
+    int pass = 0;
+    for (bool changed = true; changed && pass < passes; ++pass) {
+        changed = false;
+        for (int v = 0; v < p.size(); ++v) {
+            if (control.stop.stop_requested())
+                break;
+            int best = start[std::size_t(v)];
+            double bestCost = std::numeric_limits<double>::infinity();
+            for (int k = 0; k < p.choices(v); ++k) {
+                double c = p.time(v, k) + lambda * p.memory(v, k);
+                for (const PairTable* t : touching[std::size_t(v)]) {
+                    const int ka = t->a == v ? k : start[std::size_t(t->a)];
+                    const int kb = t->b == v ? k : start[std::size_t(t->b)];
+                    c += t->table[std::size_t(ka) * std::size_t(p.choices(t->b)) + std::size_t(kb)];
+                }
+                s.statesExplored += 1;
+                if (c < bestCost - 1e-15) {
+                    bestCost = c;
+                    best = k;
+                }
+            }
+            changed = changed || best != start[std::size_t(v)];
+            start[std::size_t(v)] = best;
+        }
+    }
+    s.choice = std::move(start);
+    s.objective = p.objective(s.choice, lambda);
+    s.note = "local search (iterated conditional modes from the best baseline), " + std::to_string(pass) +
+             " of at most " + std::to_string(passes) + " passes";
+    return s;
+}
+
+/// The candidate index of `strategy` for op `v`, or -1.
+int candidateIndex(const SearchProblem& p, int v, const OpStrategy& strategy) {
+    const auto& c = p.candidates(v);
+    for (std::size_t k = 0; k < c.size(); ++k)
+        if (c[k] == strategy)
+            return int(k);
+    return -1;
+}
+
+MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex, ProgressSink& sink) {
+    const Graph& g = *r.graph;
+    const CostModel model(g, *r.cluster, mesh, r.settings);
+    const SearchProblem problem(model, r.locks);
+    MeshOutcome out;
+
+    // Baselines with the request's settings and locks: the floor the search must not fall below.
+    std::vector<std::pair<Plan, std::shared_ptr<const Evaluation>>> baselines;
+    for (const char* name : {"dp", "megatron", "megatron-sp"}) {
+        Plan b;
+        try {
+            b = baselinePlan(g, mesh, name, r.settings);
+        } catch (const InputError&) {
+            continue; // e.g. no model axis on this mesh
+        }
+        b.settings = r.settings;
+        for (std::size_t v = 0; v < r.locks.size() && v < b.strategies.size(); ++v)
+            if (r.locks[v]) {
+                b.strategies[v] = *r.locks[v];
+                b.locked[v] = true;
+            }
+        auto e = evaluate(model, b);
+        baselines.emplace_back(std::move(b), std::move(e));
+    }
+
+    std::string algorithm = r.algorithm;
+    const auto solver = makeSolver(algorithm == "auto" ? "pase" : algorithm);
+    if (algorithm == "auto")
+        algorithm = "pase";
+    SolveControl control{r.stop, [&](double f) { sink.report(meshIndex, f * 0.5); }};
+    auto solveOnce = [&](double lambda) -> Solution {
+        if (r.algorithm != "auto")
+            return solver->solve(problem, lambda, control);
+        try {
+            return solver->solve(problem, lambda, control);
+        } catch (const InputError& e) {
+            // Bounded fallback from the best baseline.
+            std::vector<int> start(std::size_t(problem.size()), 0);
+            const Plan& from = baselines.empty() ? Plan::replicated(g.ops().size(), mesh) : baselines.front().first;
+            for (int v = 0; v < problem.size(); ++v)
+                start[std::size_t(v)] = std::max(0, candidateIndex(problem, v, from.strategies[std::size_t(v)]));
+            Solution s = localSearch(problem, start, lambda, 50, control);
+            s.note = std::string(e.what()) + "; fell back to " + s.note;
+            algorithm = "local";
+            return s;
+        }
+    };
+
+    Solution sol = solveOnce(0);
+    out.states += sol.statesExplored;
+    if (!sol.note.empty())
+        out.notes.push_back(sol.note);
+    std::shared_ptr<const Evaluation> best;
+    Plan bestPlan;
+    auto consider = [&](const Solution& s, const std::string& name) {
+        if (!s.complete)
+            return;
+        Plan p = planFrom(problem, s.choice, mesh, r.settings, r.locks, name);
+        auto e = evaluate(model, p);
+        if (!best || better(*e, *best)) {
+            best = e;
+            bestPlan = std::move(p);
+            sink.improved(best->stepTime);
+        }
+    };
+    consider(sol, "search");
+    if (!sol.complete)
+        out.cancelled = true;
+
+    // Memory: a Lagrangian weight on memory, raised until the plan fits, then bisected.
+    if (best && !best->feasible && !out.cancelled) {
+        const double capacity = r.cluster->device.memoryBytes;
+        double lo = 0, hi = best->stepTime / capacity;
+        bool fits = false;
+        int solves = 0;
+        for (int i = 0; i < 40 && !fits && !r.stop.stop_requested(); ++i) {
+            hi *= 4;
+            const Solution s = solveOnce(hi);
+            ++solves;
+            out.states += s.statesExplored;
+            consider(s, "search");
+            fits = best->feasible;
+        }
+        for (int i = 0; i < 12 && fits && !r.stop.stop_requested(); ++i) {
+            const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 4;
+            const Solution s = solveOnce(mid);
+            ++solves;
+            out.states += s.statesExplored;
+            Plan p = planFrom(problem, s.choice, mesh, r.settings, r.locks, "search");
+            const bool ok = s.complete && evaluate(model, p)->feasible;
+            consider(s, "search");
+            (ok ? hi : lo) = mid;
+        }
+        out.notes.push_back(std::string("memory: ") + (fits ? "a memory weight made the plan fit" : "no weight made it fit") +
+                            " after " + std::to_string(solves) + " weighted solves");
+        if (r.stop.stop_requested())
+            out.cancelled = true;
+    }
+    sink.report(meshIndex, 1.0);
+
+    for (auto& [plan, e] : baselines)
+        if (!best || better(*e, *best)) {
+            if (best)
+                out.notes.push_back("baseline " + plan.name + " on " + mesh.toString() + " beat the search plan");
+            best = e;
+            bestPlan = plan;
+            algorithm = "baseline:" + plan.name;
+        }
+    out.plan = std::move(bestPlan);
+    out.plan.name = "search";
+    out.evaluation = best;
+    out.algorithm = algorithm;
+    out.foldedBlocks = sol.foldedBlocks;
+    out.opsPerBlock = sol.opsPerBlock;
+    return out;
+}
+
+} // namespace
+
+std::vector<Mesh> candidateMeshes(int devices, int perNode) {
+    std::vector<Mesh> meshes{Mesh{{MeshAxis{"data", devices}}}};
+    for (int m = 2; m <= perNode && m <= devices; m *= 2)
+        if (perNode % m == 0 && devices % m == 0)
+            meshes.push_back(Mesh{{MeshAxis{"data", devices / m}, MeshAxis{"model", m}}});
+    return meshes;
+}
+
+std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
+    if (!r.graph || !r.cluster)
+        throw InputError("search: no model or cluster");
+    makeSolver(r.algorithm); // validates the name
+    const auto start = Clock::now();
+    const int devices = r.cluster->deviceCount();
+    std::vector<Mesh> meshes = r.mesh ? std::vector<Mesh>{*r.mesh} : candidateMeshes(devices, r.cluster->devicesPerNode());
+    for (const Mesh& m : meshes)
+        m.verify(devices, r.cluster->name);
+    if (!r.locks.empty()) {
+        for (const Mesh& m : meshes)
+            for (std::size_t v = 0; v < r.locks.size(); ++v)
+                if (r.locks[v] && r.locks[v]->factorOfAxis.size() != m.rank())
+                    throw InputError("lock on op '" + r.graph->ops()[v].name + "' is for a mesh of " +
+                                     std::to_string(r.locks[v]->factorOfAxis.size()) + " axes, not " + m.toString());
+    }
+    ProgressSink sink(r, int(meshes.size()), start);
+    std::vector<MeshOutcome> outcomes(meshes.size());
+    std::vector<std::string> errors(meshes.size());
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        for (std::size_t i = next++; i < meshes.size(); i = next++) {
+            try {
+                outcomes[i] = searchOnMesh(r, meshes[i], int(i), sink);
+            } catch (const InputError& e) {
+                errors[i] = e.what();
+            }
+        }
+    };
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t threads = std::min<std::size_t>(meshes.size(), r.threads > 0 ? std::size_t(r.threads) : hw);
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t)
+        pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool)
+        t.join();
+
+    auto result = std::make_shared<SearchResult>();
+    SearchReport& report = result->report;
+    const MeshOutcome* best = nullptr;
+    for (std::size_t i = 0; i < meshes.size(); ++i) {
+        if (!errors[i].empty()) {
+            if (meshes.size() == 1)
+                throw InputError(errors[i]);
+            report.notes.push_back(meshes[i].toString() + ": " + errors[i]);
+            continue;
+        }
+        const MeshOutcome& o = outcomes[i];
+        report.statesExplored += o.states;
+        report.cancelled = report.cancelled || o.cancelled;
+        if (!o.evaluation)
+            continue;
+        report.meshesTried.push_back({meshes[i], o.evaluation->stepTime, o.evaluation->feasible});
+        for (const std::string& n : o.notes)
+            report.notes.push_back(meshes.size() > 1 ? meshes[i].toString() + ": " + n : n);
+        if (!best || better(*o.evaluation, *best->evaluation))
+            best = &o;
+    }
+    if (!best)
+        throw InputError("search: no mesh could be searched");
+    result->plan = best->plan;
+    result->evaluation = best->evaluation;
+    report.algorithm = best->algorithm;
+    report.foldedBlocks = best->foldedBlocks;
+    report.opsPerBlock = best->opsPerBlock;
+    report.history = sink.history();
+    report.searchSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return result;
+}
+
+} // namespace shardscope
