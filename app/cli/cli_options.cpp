@@ -80,6 +80,12 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
                 throw InputError("--optimizer " + v + ": expected adam or sgd");
         } else if (a == "--plan-out")
             o.planOut = value();
+        else if (a == "--algo" && o.command == "search")
+            o.algorithm = value();
+        else if (a == "--lock" && o.command == "search")
+            o.lockPlan = value();
+        else if (a == "--threads" && o.command == "search")
+            o.threads = positiveInt(a, value());
         else
             throw InputError("unknown option '" + a + "'; try --help");
     }

@@ -141,10 +141,11 @@ int candidateIndex(const SearchProblem& p, int v, const OpStrategy& strategy) {
     return -1;
 }
 
-MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex, ProgressSink& sink) {
+MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex, ProgressSink& sink,
+                         const RepeatedBlocks* folded) {
     const Graph& g = *r.graph;
     const CostModel model(g, *r.cluster, mesh, r.settings);
-    const SearchProblem problem(model, r.locks);
+    const SearchProblem problem(model, r.locks, folded);
     MeshOutcome out;
 
     // Baselines with the request's settings and locks: the floor the search must not fall below.
@@ -167,9 +168,9 @@ MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex
     }
 
     std::string algorithm = r.algorithm;
-    const auto solver = makeSolver(algorithm == "auto" ? "pase" : algorithm);
     if (algorithm == "auto")
-        algorithm = "pase";
+        algorithm = folded ? "tapas" : "pase";
+    const auto solver = makeSolver(algorithm);
     SolveControl control{r.stop, [&](double f) { sink.report(meshIndex, f * 0.5); }};
     auto solveOnce = [&](double lambda) -> Solution {
         if (r.algorithm != "auto")
@@ -193,6 +194,8 @@ MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex
     out.states += sol.statesExplored;
     if (!sol.note.empty())
         out.notes.push_back(sol.note);
+    if (r.algorithm == "tapas" && !folded)
+        out.notes.push_back("no repeated blocks found: solved unfolded");
     std::shared_ptr<const Evaluation> best;
     Plan bestPlan;
     auto consider = [&](const Solution& s, const std::string& name) {
@@ -210,31 +213,33 @@ MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex
     if (!sol.complete)
         out.cancelled = true;
 
-    // Memory: a Lagrangian weight on memory, raised until the plan fits, then bisected.
+    // Memory: a Lagrangian weight on memory, raised by 16x until the plan fits (up to a weight at which
+    // memory dominates), then bisected geometrically for the smallest weight that fits.
     if (best && !best->feasible && !out.cancelled) {
-        const double capacity = r.cluster->device.memoryBytes;
-        double lo = 0, hi = best->stepTime / capacity;
-        bool fits = false;
+        const double scale = best->stepTime / r.cluster->device.memoryBytes;
+        double lo = scale * 1e-3, hi = scale;
         int solves = 0;
-        for (int i = 0; i < 40 && !fits && !r.stop.stop_requested(); ++i) {
-            hi *= 4;
-            const Solution s = solveOnce(hi);
+        auto fitsAt = [&](double lambda) {
+            const Solution s = solveOnce(lambda);
             ++solves;
             out.states += s.statesExplored;
+            if (!s.complete)
+                return false;
             consider(s, "search");
-            fits = best->feasible;
+            return evaluate(model, planFrom(problem, s.choice, mesh, r.settings, r.locks, "search"))->feasible;
+        };
+        bool fits = false;
+        while (!fits && hi < scale * 1e10 && !r.stop.stop_requested()) {
+            hi *= 16;
+            if (!(fits = fitsAt(hi)))
+                lo = hi;
         }
-        for (int i = 0; i < 12 && fits && !r.stop.stop_requested(); ++i) {
-            const double mid = lo > 0 ? std::sqrt(lo * hi) : hi / 4;
-            const Solution s = solveOnce(mid);
-            ++solves;
-            out.states += s.statesExplored;
-            Plan p = planFrom(problem, s.choice, mesh, r.settings, r.locks, "search");
-            const bool ok = s.complete && evaluate(model, p)->feasible;
-            consider(s, "search");
-            (ok ? hi : lo) = mid;
+        for (int i = 0; i < 10 && fits && !r.stop.stop_requested(); ++i) {
+            const double mid = std::sqrt(lo * hi);
+            (fitsAt(mid) ? hi : lo) = mid;
         }
-        out.notes.push_back(std::string("memory: ") + (fits ? "a memory weight made the plan fit" : "no weight made it fit") +
+        out.notes.push_back(std::string("memory: ") +
+                            (fits ? "a memory weight made the plan fit" : "no memory weight made the plan fit") +
                             " after " + std::to_string(solves) + " weighted solves");
         if (r.stop.stop_requested())
             out.cancelled = true;
@@ -284,6 +289,15 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
                     throw InputError("lock on op '" + r.graph->ops()[v].name + "' is for a mesh of " +
                                      std::to_string(r.locks[v]->factorOfAxis.size()) + " axes, not " + m.toString());
     }
+    // Repeated layers, folded unless a lock sits inside them (the blocks would then differ).
+    std::optional<RepeatedBlocks> blocks;
+    if (r.algorithm == "auto" || r.algorithm == "tapas") {
+        blocks = findRepeatedBlocks(*r.graph);
+        for (std::size_t v = 0; blocks && v < r.locks.size(); ++v)
+            if (r.locks[v] && blocks->blockOf[v] >= 0)
+                blocks.reset();
+    }
+    const RepeatedBlocks* folded = blocks ? &*blocks : nullptr;
     ProgressSink sink(r, int(meshes.size()), start);
     std::vector<MeshOutcome> outcomes(meshes.size());
     std::vector<std::string> errors(meshes.size());
@@ -291,7 +305,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     auto worker = [&] {
         for (std::size_t i = next++; i < meshes.size(); i = next++) {
             try {
-                outcomes[i] = searchOnMesh(r, meshes[i], int(i), sink);
+                outcomes[i] = searchOnMesh(r, meshes[i], int(i), sink, folded);
             } catch (const InputError& e) {
                 errors[i] = e.what();
             }

@@ -4,6 +4,7 @@
 // Every algorithm minimises  sum_v unary[v][k_v] + sum_(u,v) pair[k_u][k_v]  over the choices k.
 
 #include "engine/cost/cost_model.h"
+#include "engine/search/repeated_blocks.h"
 
 #include <optional>
 #include <vector>
@@ -21,9 +22,12 @@ struct PairTable {
 class SearchProblem {
 public:
     /// Builds the tables. An op with a lock in `locks` (indexed by OpId) has that one candidate.
-    /// Edges between the same two ops are merged into one table. Throws InputError when a lock is
-    /// not a valid strategy of its op.
-    SearchProblem(const CostModel& model, const std::vector<std::optional<OpStrategy>>& locks);
+    /// Edges between the same two ops are merged into one table. With `folded`, the ops of blocks 3..L
+    /// copy the tables of the same position in block 2 instead of costing them again (they are
+    /// identical by construction), which makes building sub-linear in the number of layers.
+    /// Throws InputError when a lock is not a valid strategy of its op.
+    SearchProblem(const CostModel& model, const std::vector<std::optional<OpStrategy>>& locks,
+                  const RepeatedBlocks* folded = nullptr);
 
     /// Number of ops (variables).
     int size() const { return static_cast<int>(candidates_.size()); }
@@ -45,11 +49,16 @@ public:
     double memoryOf(const std::vector<int>& choice) const;
     /// The number of assignments, as a double (it overflows integers quickly).
     double spaceSize() const;
+    /// The repeated blocks the tables were folded over, or null.
+    const RepeatedBlocks* folded() const { return folded_; }
     /// The cost model the tables came from.
     const CostModel& model() const { return model_; }
 
 private:
+    std::vector<double> edgeTable(const Edge& e) const;
+
     const CostModel& model_;
+    const RepeatedBlocks* folded_ = nullptr;
     std::vector<std::vector<OpStrategy>> candidates_;
     std::vector<std::vector<double>> time_;
     std::vector<std::vector<double>> memory_;

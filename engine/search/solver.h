@@ -61,4 +61,13 @@ public:
     Solution solve(const SearchProblem& problem, double lambda, const SolveControl& control) const override;
 };
 
+/// TAPAS: solve one repeated block once for every pair of boundary shardings (a min-plus transfer
+/// matrix), chain the blocks by min-plus repeated squaring, solve the head and tail exactly, expand.
+/// Equals PaSE on the unfolded graph; needs a problem built with its repeated blocks.
+class TapasSolver final : public Solver {
+public:
+    /// Solves the folded problem exactly; without repeated blocks, solves it unfolded as PaSE does.
+    Solution solve(const SearchProblem& problem, double lambda, const SolveControl& control) const override;
+};
+
 } // namespace shardscope

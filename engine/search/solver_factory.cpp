@@ -4,14 +4,16 @@
 
 namespace shardscope {
 
-std::vector<std::string> solverNames() { return {"auto", "pase", "brute"}; }
+std::vector<std::string> solverNames() { return {"auto", "tapas", "pase", "brute"}; }
 
 std::unique_ptr<Solver> makeSolver(const std::string& name) {
     if (name == "brute")
         return std::make_unique<BruteSolver>();
-    if (name == "pase" || name == "auto")
+    if (name == "pase")
         return std::make_unique<PaseSolver>();
-    throw InputError("--algo " + name + ": unknown algorithm (auto, pase, brute)");
+    if (name == "tapas" || name == "auto")
+        return std::make_unique<TapasSolver>();
+    throw InputError("--algo " + name + ": unknown algorithm (auto, tapas, pase, brute)");
 }
 
 } // namespace shardscope

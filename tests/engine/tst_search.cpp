@@ -132,6 +132,45 @@ private slots:
         const SearchProblem problem(model, {});
         QVERIFY_THROWS_EXCEPTION(InputError, BruteSolver().solve(problem, 0, {}));
     }
+    void tapasEqualsPase_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("layers");
+        for (const char* m : {"gpt", "llama", "moe"})
+            for (int layers : {2, 3, 5, 8})
+                QTest::newRow(qPrintable(QStringLiteral("%1 x%2").arg(QLatin1String(m)).arg(layers)))
+                    << QString::fromLatin1(m) << layers;
+    }
+    void tapasEqualsPase() {
+        // Folding repeated layers must not change the optimum: same objective as the unfolded DP.
+        QFETCH(QString, model);
+        QFETCH(int, layers);
+        const Graph g = preset(model.toStdString(), {"layers=" + std::to_string(layers)});
+        const Cluster c = clusterPreset("dgx-a100", 2);
+        const CostModel cm(g, c, Mesh::parse("data=4,model=4"), StepSettings{});
+        const auto blocks = findRepeatedBlocks(g);
+        QVERIFY(blocks);
+        QVERIFY(blocks->count() >= layers - 1);
+        const SearchProblem unfolded(cm, {});
+        const SearchProblem folded(cm, {}, &*blocks);
+        const Solution pase = PaseSolver().solve(unfolded, 0, {});
+        const Solution tapas = TapasSolver().solve(folded, 0, {});
+        QVERIFY2(std::abs(tapas.objective - pase.objective) <= 1e-9 * pase.objective,
+                 qPrintable(QStringLiteral("tapas %1 pase %2").arg(tapas.objective, 0, 'g', 15).arg(pase.objective, 0, 'g', 15)));
+        // The folded tables are the unfolded ones, so the choice costs the same on both.
+        QVERIFY(std::abs(unfolded.objective(tapas.choice, 0) - tapas.objective) <= 1e-9 * pase.objective);
+        QCOMPARE(tapas.foldedBlocks, blocks->count());
+    }
+    void blocksAreFoundStructurally() {
+        // 12 GPT layers of 15 ops each: the first layer may join the head, the rest fold.
+        const Graph g = preset("gpt2-small");
+        const auto blocks = findRepeatedBlocks(g);
+        QVERIFY(blocks);
+        QCOMPARE(blocks->period(), 15);
+        QVERIFY(blocks->count() >= 11);
+        QCOMPARE(g.op(blocks->exit(0)).kind, OpKind::Add);
+        // A graph with no repetition has none.
+        QVERIFY(!findRepeatedBlocks(preset("mlp", {"layers=1"})));
+    }
     void mlpFindsColumnThenRow() {
         // Two linears on a model axis: split fc0's output, keep ReLU split, split fc1's reduction;
         // nothing moves between the linears.
@@ -147,6 +186,25 @@ private slots:
         QCOMPARE(strategy("layers.1.fc"), std::string("model:i"));
         QVERIFY(r->evaluation->perOp[g.findOp("layers.0.relu")->index()].collectives.empty());
         QVERIFY(r->evaluation->perOp[g.findOp("layers.1.fc")->index()].collectives.empty());
+    }
+    void gpt3On1024GpusBeatsDataParallelAndMegatron() {
+        // --mesh auto over 128 DGX A100 nodes: better than pure data parallelism and than Megatron
+        // (with and without sequence parallelism) at its best data/model split.
+        const Graph g = preset("gpt3-175b");
+        const Cluster c = clusterPreset("dgx-a100", 128);
+        const auto r = search(request(g, c, "auto"));
+        QVERIFY(r->evaluation->feasible);
+        QCOMPARE(r->report.algorithm, std::string("tapas"));
+        QCOMPARE(r->report.meshesTried.size(), std::size_t(4));
+        const Plan dp = baselinePlan(g, Mesh::parse("data=1024"), "dp", {});
+        QVERIFY(r->evaluation->stepTime < evaluate(CostModel(g, c, dp.mesh, dp.settings), dp)->stepTime);
+        for (const Mesh& m : candidateMeshes(1024, 8))
+            for (const char* b : {"megatron", "megatron-sp"}) {
+                if (m.rank() < 2)
+                    continue;
+                const Plan p = baselinePlan(g, m, b, {});
+                QVERIFY(r->evaluation->stepTime <= evaluate(CostModel(g, c, m, p.settings), p)->stepTime);
+            }
     }
     void neverWorseThanAnyBaseline_data() {
         QTest::addColumn<QString>("model");

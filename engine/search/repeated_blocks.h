@@ -1,0 +1,33 @@
+#pragma once
+// Finding repeated substructure (TAPAS, Shi et al.): ops are fingerprinted structurally (kind, rule,
+// shapes, and where their inputs come from relative to them); the longest run of the topological
+// order that repeats with a fixed period is the stack of layers.
+
+#include "engine/ir/graph.h"
+
+#include <optional>
+#include <vector>
+
+namespace shardscope {
+
+/// L identical blocks that form a chain: each block reads only its own ops, the exit op of the
+/// block before it (or, for the first block, ops before the region), and parameters.
+struct RepeatedBlocks {
+    std::vector<std::vector<OpId>> blocks; ///< [block][position]
+    int exitPosition = 0;                  ///< position of the op whose output feeds the next block
+    std::vector<int> blockOf;              ///< per op: its block, or -1 outside the region
+    std::vector<int> positionOf;           ///< per op: its position in its block, or -1
+
+    /// Number of blocks.
+    int count() const { return static_cast<int>(blocks.size()); }
+    /// Ops per block.
+    int period() const { return blocks.empty() ? 0 : static_cast<int>(blocks.front().size()); }
+    /// The exit op of block `i`.
+    OpId exit(int i) const { return blocks[std::size_t(i)][std::size_t(exitPosition)]; }
+};
+
+/// The repeated blocks of `graph` covering the most ops (at least two blocks of one op or more),
+/// or nullopt when there are none or their edges do not form a chain.
+std::optional<RepeatedBlocks> findRepeatedBlocks(const Graph& graph);
+
+} // namespace shardscope
