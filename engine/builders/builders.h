@@ -12,7 +12,7 @@ namespace shardscope {
 /// A named preset: its family and default parameters.
 struct ModelPreset {
     std::string name;
-    std::string family; ///< mlp, gpt, llama, moe, resnet
+    std::string family; ///< mlp, gpt, llama, moe, resnet, inception
     ModelParams params;
     std::string description;
 };
@@ -35,5 +35,8 @@ Graph buildLlama(const ModelParams& p, int microBatch, const std::string& name);
 Graph buildMoe(const ModelParams& p, int microBatch, const std::string& name);
 /// ResNet-50 style bottleneck network for `p.image` square inputs and `p.classes` classes.
 Graph buildResnet(const ModelParams& p, int microBatch, const std::string& name);
+
+/// An Inception-v3-like network of branchy modules joined by channel concatenation (256x256 inputs).
+Graph buildInception(const ModelParams& p, int microBatch, const std::string& name);
 
 } // namespace shardscope

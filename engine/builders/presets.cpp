@@ -57,6 +57,11 @@ std::vector<ModelPreset> makePresets() {
                  "a small Llama for experiments (2 layers, hidden 1024, 4 KV heads)"});
     ModelParams moe = transformer(2, 1024, 16, 4, 2816, 1024, 32000, 8, false);
     v.push_back({"moe", "moe", moe, "a small mixture of experts (2 layers, 8 experts, top-2)"});
+    ModelParams inception;
+    inception.batch = 64;
+    inception.image = 256;
+    v.push_back({"inception-v3", "inception", inception,
+                 "Inception-v3-like: 11 modules of parallel branches joined by concatenation, 256x256 images"});
     ModelParams rn;
     rn.batch = 32;
     v.push_back({"resnet", "resnet", rn, "ResNet-50 layout with batch 32"});
@@ -97,7 +102,9 @@ Graph buildModel(const std::string& family, const ModelParams& params, int micro
         return buildMoe(params, micro, name);
     if (family == "resnet")
         return buildResnet(params, micro, name);
-    throw InputError("unknown model family '" + family + "' (mlp, gpt, llama, moe, resnet)");
+    if (family == "inception")
+        return buildInception(params, micro, name);
+    throw InputError("unknown model family '" + family + "' (mlp, gpt, llama, moe, resnet, inception)");
 }
 
 } // namespace shardscope

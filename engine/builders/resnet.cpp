@@ -1,7 +1,7 @@
 // ResNet-50 style bottleneck network (v1.5: the stride sits on the 3x3 convolution).
 
 #include "engine/builders/builders.h"
-#include "engine/builders/graph_builder.h"
+#include "engine/builders/conv_parts.h"
 #include "engine/util/error.h"
 
 namespace shardscope {
@@ -10,53 +10,24 @@ namespace {
 
 using I = std::int64_t;
 
-/// A feature map: tensor, channels and spatial size.
-struct Feature {
-    TensorId t;
-    I c;
-    I size;
-};
+using conv::Feature;
+using conv::batchNorm;
+using conv::relu;
 
-/// Convolution `kernel` x `kernel`, `stride`, "same" padding. A strided output position P maps to the
-/// input dimension (P, z) with z = stride, so a split of P is a contiguous split of the input rows.
-Feature conv(GraphBuilder& gb, const Feature& x, I out, I kernel, I stride, const std::string& name,
-             const std::string& block, I n) {
-    const TensorId w = gb.param(name + ".weight", {out, x.c, kernel, kernel});
-    const I size = x.size / stride;
-    const std::string rule = stride == 1
-                                 ? "([n,c,P,Q],[k,c,r,w])->([n,k,P,Q]) {r:fixed,w:fixed,P:halo,Q:halo}"
-                                 : "([n,c,(P,z),(Q,y)],[k,c,r,w])->([n,k,P,Q]) "
-                                   "{z:fixed,y:fixed,r:fixed,w:fixed,P:halo,Q:halo}";
-    const TensorId t = gb.op(name, OpKind::Conv2d, rule, {x.t, w}, {n, out, size, size}, block, OpHints{"n", "k", "", ""});
-    gb.producerOf(t).flops = 2.0 * double(n) * double(out) * double(size) * double(size) * double(x.c) *
-                             double(kernel) * double(kernel);
-    return {t, out, size};
-}
-
-Feature batchNorm(GraphBuilder& gb, const Feature& x, const std::string& name, const std::string& block, I n) {
-    const TensorId w = gb.param(name + ".weight", {x.c});
-    const TensorId b = gb.param(name + ".bias", {x.c});
-    // Statistics per device, as frameworks do by default: the batch and spatial factors stay parallel.
-    const TensorId t = gb.op(name, OpKind::BatchNorm, "([n,c,P,Q],[c],[c])->([n,c,P,Q])", {x.t, w, b},
-                             {n, x.c, x.size, x.size}, block, OpHints{"n", "c", "", ""});
-    return {t, x.c, x.size};
-}
-
-Feature relu(GraphBuilder& gb, const Feature& x, const std::string& name, const std::string& block, I n) {
-    const TensorId t = gb.op(name, OpKind::Relu, "([n,c,P,Q])->([n,c,P,Q])", {x.t}, {n, x.c, x.size, x.size}, block,
-                             OpHints{"n", "c", "", ""});
-    return {t, x.c, x.size};
+Feature conv2d(GraphBuilder& gb, const Feature& x, I out, I kernel, I stride, const std::string& name,
+              const std::string& block, I n) {
+    return conv::conv(gb, x, out, kernel, kernel, stride, name, block, n);
 }
 
 Feature bottleneck(GraphBuilder& gb, const Feature& x, I width, I stride, const std::string& block, I n) {
-    Feature y = relu(gb, batchNorm(gb, conv(gb, x, width, 1, 1, block + ".conv1", block, n), block + ".bn1", block, n),
+    Feature y = relu(gb, batchNorm(gb, conv2d(gb, x, width, 1, 1, block + ".conv1", block, n), block + ".bn1", block, n),
                      block + ".relu1", block, n);
-    y = relu(gb, batchNorm(gb, conv(gb, y, width, 3, stride, block + ".conv2", block, n), block + ".bn2", block, n),
+    y = relu(gb, batchNorm(gb, conv2d(gb, y, width, 3, stride, block + ".conv2", block, n), block + ".bn2", block, n),
              block + ".relu2", block, n);
-    y = batchNorm(gb, conv(gb, y, 4 * width, 1, 1, block + ".conv3", block, n), block + ".bn3", block, n);
+    y = batchNorm(gb, conv2d(gb, y, 4 * width, 1, 1, block + ".conv3", block, n), block + ".bn3", block, n);
     Feature shortcut = x;
     if (stride != 1 || x.c != 4 * width)
-        shortcut = batchNorm(gb, conv(gb, x, 4 * width, 1, stride, block + ".downsample", block, n),
+        shortcut = batchNorm(gb, conv2d(gb, x, 4 * width, 1, stride, block + ".downsample", block, n),
                              block + ".downsample_bn", block, n);
     const TensorId sum = gb.op(block + ".add", OpKind::Add, "([n,c,P,Q],[n,c,P,Q])->([n,c,P,Q])", {y.t, shortcut.t},
                                {n, y.c, y.size, y.size}, block, OpHints{"n", "c", "", ""});
@@ -72,11 +43,9 @@ Graph buildResnet(const ModelParams& p, int microBatch, const std::string& name)
     GraphBuilder gb(name, p.dtype);
     Feature x{gb.input("images", {n, 3, p.image, p.image}, p.dtype), 3, p.image};
     const TensorId labels = gb.input("labels", {n}, DType::INT32);
-    x = relu(gb, batchNorm(gb, conv(gb, x, 64, 7, 2, "stem.conv", "stem", n), "stem.bn", "stem", n), "stem.relu",
+    x = relu(gb, batchNorm(gb, conv2d(gb, x, 64, 7, 2, "stem.conv", "stem", n), "stem.bn", "stem", n), "stem.relu",
              "stem", n);
-    const TensorId pooled = gb.op("stem.pool", OpKind::Pool, "([n,c,(P,z),(Q,y)])->([n,c,P,Q]) {z:fixed,y:fixed,P:halo,Q:halo}",
-                                  {x.t}, {n, 64, x.size / 2, x.size / 2}, "stem", OpHints{"n", "c", "", ""});
-    x = {pooled, 64, x.size / 2};
+    x = conv::pool(gb, x, 2, "stem.pool", "stem", n);
     const int blocks[4] = {3, 4, 6, 3};
     const I widths[4] = {64, 128, 256, 512};
     for (int stage = 0; stage < 4; ++stage)
