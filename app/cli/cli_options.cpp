@@ -28,7 +28,8 @@ std::string usageText() {
            "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--optimizer adam|sgd]\n"
            "                 [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
-           "                 [--algo auto|pase|brute] [--lock PLAN.json] [--threads N] [--plan-out PLAN.json] [--json]\n"
+           "                 [--algo auto|tapas|pase|brute] [--lock PLAN.json] [--threads N] [--plan-out PLAN.json] [--json]\n"
+           "  shardscope-cli bench [--quick] [--json]      search benchmarks (medians of several runs, one thread)\n"
            "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
 }
 
@@ -41,8 +42,9 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         o.command = "help";
         return o;
     }
-    if (o.command != "models" && o.command != "clusters" && o.command != "evaluate" && o.command != "search")
-        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate, search)");
+    if (o.command != "models" && o.command != "clusters" && o.command != "evaluate" && o.command != "search" &&
+        o.command != "bench")
+        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate, search, bench)");
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -84,6 +86,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.algorithm = value();
         else if (a == "--lock" && o.command == "search")
             o.lockPlan = value();
+        else if (a == "--quick" && o.command == "bench")
+            o.quick = true;
         else if (a == "--threads" && o.command == "search")
             o.threads = positiveInt(a, value());
         else

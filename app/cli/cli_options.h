@@ -18,6 +18,7 @@ struct CliOptions {
     std::string lockPlan;        ///< search: --lock PLAN.json
     bool meshAuto = false;       ///< search: --mesh auto
     int threads = 0;             ///< search: --threads (0 = hardware)
+    bool quick = false;          ///< bench: --quick
 };
 
 /// Parses `args` (without the program name). Throws InputError naming the bad option.

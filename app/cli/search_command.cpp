@@ -47,6 +47,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         j["cluster"] = s.cluster.name;
         j["algorithm"] = rep.algorithm;
         j["search_time_s"] = rep.searchSeconds;
+        j["evaluation_time_s"] = rep.evaluationSeconds;
         j["states_explored"] = rep.statesExplored;
         nlohmann::json meshes = nlohmann::json::array();
         for (const MeshTried& m : rep.meshesTried)

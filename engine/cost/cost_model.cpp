@@ -77,7 +77,7 @@ double CostModel::computeSeconds(double flops, double bytes, DType dtype) const 
 }
 
 CollectiveCost CostModel::collective(CollectiveKind kind, AxisSet axes, double bytes, int count, Phase phase,
-                                     CommPurpose purpose, const std::string& tensor) const {
+                                     CommPurpose purpose, TensorId tensor) const {
     CollectiveCost c;
     c.kind = kind;
     c.axes = axes;
@@ -146,20 +146,20 @@ void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, Op
     if (scatter) {
         cost.collectives.push_back(collective(CollectiveKind::ReduceScatter, scatter, grad, stage >= 2 ? m : 1,
                                               stage >= 2 ? Phase::Backward : Phase::Step, CommPurpose::GradientSync,
-                                              w.name));
+                                              op.inputs[k]));
         grad /= mesh_.groupSize(scatter);
     }
     if (reduce)
         cost.collectives.push_back(
-            collective(CollectiveKind::AllReduce, reduce, grad, 1, Phase::Step, CommPurpose::GradientSync, w.name));
+            collective(CollectiveKind::AllReduce, reduce, grad, 1, Phase::Step, CommPurpose::GradientSync, op.inputs[k]));
     if (zero && (stage == 1 || stage == 2))
         cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, 1, Phase::Step,
-                                              CommPurpose::ParameterGather, w.name));
+                                              CommPurpose::ParameterGather, op.inputs[k]));
     if (zero && stage >= 3) {
         cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, m, Phase::Forward,
-                                              CommPurpose::ParameterGather, w.name));
+                                              CommPurpose::ParameterGather, op.inputs[k]));
         cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, m, Phase::Backward,
-                                              CommPurpose::ParameterGather, w.name));
+                                              CommPurpose::ParameterGather, op.inputs[k]));
         cost.transient += bytes;
     }
     const double updated = elements / (stage >= 1 ? nz : 1);
@@ -217,7 +217,7 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
                     rows *= static_cast<double>(rule.factors[static_cast<std::size_t>(f)].size) /
                             mesh_.groupSize(s.axesOn(f));
         const double statBytes = rows * traits.statisticsPerRow * 4.0;
-        const std::string& name = graph_.tensor(op.outputs.front()).name;
+        const TensorId name = op.outputs.front();
         cost.collectives.push_back(
             collective(CollectiveKind::AllReduce, local, statBytes, m, Phase::Forward, CommPurpose::Statistics, name));
         if (traits.category == OpCategory::Normalization && gradInputs > 0)
@@ -244,10 +244,10 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
         const double extent = static_cast<double>(x.shape[d]) / mesh_.groupSize(s.axesOn(f));
         const double haloBytes = 2.0 * width * xLocal / extent;
         cost.collectives.push_back(
-            collective(CollectiveKind::SendRecv, s.axesOn(f), haloBytes, m, Phase::Forward, CommPurpose::Halo, x.name));
+            collective(CollectiveKind::SendRecv, s.axesOn(f), haloBytes, m, Phase::Forward, CommPurpose::Halo, op.inputs.front()));
         if (gradInputs > 0)
             cost.collectives.push_back(collective(CollectiveKind::SendRecv, s.axesOn(f), haloBytes, m,
-                                                  Phase::Backward, CommPurpose::Halo, x.name));
+                                                  Phase::Backward, CommPurpose::Halo, op.inputs.front()));
     }
 
     // Parameters this op owns: memory, gradient synchronisation, ZeRO traffic, optimizer.
@@ -297,11 +297,11 @@ EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const Consu
     const int forwardCount = recomputed(graph_.op(e.to)) ? 2 * m : m;
     for (const ReshardStep& step : reshard(from.value, to.value, t.bytes(), mesh_))
         cost.collectives.push_back(
-            collective(step.kind, step.axes, step.bytes, forwardCount, Phase::Forward, CommPurpose::Resharding, t.name));
+            collective(step.kind, step.axes, step.bytes, forwardCount, Phase::Forward, CommPurpose::Resharding, e.tensor));
     if (needsGrad_[e.tensor.index()])
         for (const ReshardStep& step : reshard(to.gradient, from.gradient, t.bytes(), mesh_))
             cost.collectives.push_back(
-                collective(step.kind, step.axes, step.bytes, m, Phase::Backward, CommPurpose::Resharding, t.name));
+                collective(step.kind, step.axes, step.bytes, m, Phase::Backward, CommPurpose::Resharding, e.tensor));
     return cost;
 }
 

@@ -70,7 +70,7 @@ public:
 
 private:
     CollectiveCost collective(CollectiveKind kind, AxisSet axes, double bytes, int count, Phase phase,
-                              CommPurpose purpose, const std::string& tensor) const;
+                              CommPurpose purpose, TensorId tensor) const;
     void addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, OpCost& cost) const;
     double savedActivationBytes(OpId o, const OpStrategy& s) const;
     bool recomputed(const Op& op) const;

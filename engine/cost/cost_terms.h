@@ -30,7 +30,7 @@ struct CollectiveCost {
     int count = 1;          ///< occurrences per step
     Phase phase = Phase::Forward;
     CommPurpose purpose = CommPurpose::Resharding;
-    std::string tensor;     ///< the tensor moved
+    TensorId tensor;        ///< the tensor moved
 
     /// Seconds per step.
     double totalTime() const { return time * count; }

@@ -20,7 +20,7 @@ json evaluationToJson(const Evaluation& e, const Graph& graph) {
                                    {"time_s", c.totalTime()},
                                    {"phase", std::string(phaseName(c.phase))},
                                    {"purpose", std::string(purposeName(c.purpose))},
-                                   {"tensor", c.tensor}});
+                                   {"tensor", graph.tensor(c.tensor).name}});
         perOp.push_back({{"name", op.name},
                          {"kind", std::string(opKindName(op.kind))},
                          {"block", op.block},

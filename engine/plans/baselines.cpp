@@ -71,7 +71,8 @@ bool isBaselineSpec(const std::string& spec) {
     return spec.find('/') == std::string::npos && spec.find(".json") == std::string::npos;
 }
 
-Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec, StepSettings settings) {
+Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec, StepSettings settings,
+                  const std::vector<std::size_t>* sameAs) {
     const Spec s = parseSpec(spec);
     std::optional<AxisId> data = mesh.find("data");
     std::optional<AxisId> model = mesh.find("model");
@@ -92,7 +93,10 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
 
     Plan plan = Plan::replicated(graph.ops().size(), mesh);
     plan.name = spec;
+    auto twin = [&](std::size_t o) { return sameAs ? (*sameAs)[o] : o; };
     for (std::size_t o = 0; o < graph.ops().size(); ++o) {
+        if (twin(o) != o)
+            continue;
         const Op& op = graph.ops()[o];
         OpStrategy& st = plan.strategies[o];
         if (s.pattern != Pattern::Data) {
@@ -102,6 +106,9 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
         }
         trySplit(op, mesh, st, data, batchFactor(op));
     }
+    for (std::size_t o = 0; o < graph.ops().size(); ++o)
+        if (twin(o) != o)
+            plan.strategies[o] = plan.strategies[twin(o)];
     settings.zeroStage = s.zeroStage;
     settings.zeroAxes = s.zeroStage > 0 ? axisBit(*data) : 0;
     plan.settings = settings;

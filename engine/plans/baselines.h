@@ -18,7 +18,9 @@ bool isBaselineSpec(const std::string& spec);
 /// most one ZeRO stage (zero1, zero2, zero3, fsdp). The data axis is the one named "data" (else the
 /// first), the model axis the one named "model" (else the last of two or more). An op whose factor
 /// does not divide by an axis stays replicated on that axis. `settings` gets the ZeRO stage and axes.
-/// Throws InputError for an unknown name or a mesh lacking the needed axis.
-Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec, StepSettings settings);
+/// Throws InputError for an unknown name or a mesh lacking the needed axis. With `sameAs` (per op, an
+/// op of identical structure, or itself), an op takes its twin's strategy instead of working it out.
+Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec, StepSettings settings,
+                  const std::vector<std::size_t>* sameAs = nullptr);
 
 } // namespace shardscope

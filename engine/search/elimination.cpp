@@ -89,7 +89,7 @@ double Elimination::largestTableOf(const std::vector<int>& order) const {
 }
 
 CostTable Elimination::combine(const std::vector<const CostTable*>& factors, const std::vector<int>& scope, int eliminated,
-                            std::vector<int>* argmin) const {
+                            std::vector<int>* argmin, const std::function<bool()>* stop) const {
     // Strides of every factor for each scope position and for the eliminated variable.
     const std::size_t nf = factors.size(), ns = scope.size();
     std::vector<std::size_t> stride(nf * (ns + 1), 0);
@@ -115,6 +115,12 @@ CostTable Elimination::combine(const std::vector<const CostTable*>& factors, con
     std::vector<int> digit(ns, 0);
     std::vector<std::size_t> base(nf, 0);
     for (std::size_t row = 0; row < size; ++row) {
+        // Large tables take a while: honour a stop request inside them too.
+        if (stop && *stop && (row & 0xffff) == 0xffff && (*stop)()) {
+            out.vars.clear();
+            out.table.clear();
+            return out;
+        }
         double best = kInfinity;
         int arg = 0;
         for (int x = 0; x < kv; ++x) {
@@ -162,7 +168,9 @@ bool Elimination::run(const std::vector<int>& order, const std::function<bool()>
         }
         scopeSet.erase(v);
         Step step{v, std::vector<int>(scopeSet.begin(), scopeSet.end()), {}};
-        CostTable reduced = combine(involved, step.scope, v, &step.argmin);
+        CostTable reduced = combine(involved, step.scope, v, &step.argmin, &stop);
+        if (reduced.table.empty())
+            return false;
         const double states = double(reduced.table.size()) * domains_[std::size_t(v)];
         stats_.states += states;
         stats_.largestTable = std::max(stats_.largestTable, states);

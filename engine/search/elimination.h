@@ -55,7 +55,7 @@ private:
         std::vector<int> argmin;    ///< per assignment of scope
     };
     CostTable combine(const std::vector<const CostTable*>& factors, const std::vector<int>& scope, int eliminated,
-                   std::vector<int>* argmin) const;
+                      std::vector<int>* argmin, const std::function<bool()>* stop = nullptr) const;
 
     std::vector<int> domains_;
     std::vector<CostTable> factors_;

@@ -19,7 +19,7 @@ Elimination problemFactors(const SearchProblem& problem, double lambda) {
         elim.addFactor(std::move(f));
     }
     for (const PairTable& p : problem.pairs())
-        elim.addFactor(CostTable{{p.a, p.b}, p.table});
+        elim.addFactor(CostTable{{p.a, p.b}, p.table()});
     return elim;
 }
 

@@ -1,31 +1,52 @@
 #include "engine/search/repeated_blocks.h"
 
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <string>
 
 namespace shardscope {
 
 namespace {
 
-/// Structural fingerprint of the op at topological position `pos`.
+/// Mixes `v` into the running hash `h` (boost-style combine).
+void mix(std::size_t& h, std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); }
+
+/// Structural fingerprint of the op at topological position `pos`: kind, rule (factor sizes, types,
+/// operand layout), hints, input shapes, dtypes and roles, and where each input comes from relative
+/// to the op.
 std::size_t fingerprint(const Graph& g, OpId o, int pos, const std::vector<int>& topoPos) {
     const Op& op = g.op(o);
-    std::string s = std::string(opKindName(op.kind)) + "|" + op.rule.toString() + "|" +
-                    (op.attentionCore ? "core|" : "|") + op.hints.batch + op.hints.tensor + op.hints.sequence +
-                    op.hints.expert + "|";
+    std::size_t h = std::size_t(op.kind);
+    mix(h, op.attentionCore);
+    for (const Factor& f : op.rule.factors) {
+        mix(h, std::size_t(f.size));
+        mix(h, std::size_t(f.type));
+    }
+    for (const auto* side : {&op.rule.inputs, &op.rule.outputs})
+        for (const OperandFactors& operand : *side) {
+            mix(h, 0xabc);
+            for (const DimFactors& dim : operand) {
+                mix(h, 0xdef);
+                for (int f : dim)
+                    mix(h, std::size_t(f));
+            }
+        }
+    for (const std::string* hint : {&op.hints.batch, &op.hints.tensor, &op.hints.sequence, &op.hints.expert})
+        mix(h, std::hash<std::string>()(*hint));
     for (TensorId t : op.inputs) {
         const Tensor& tensor = g.tensor(t);
-        s += std::string(dtypeName(tensor.dtype)) + std::string(tensorRoleName(tensor.role));
+        mix(h, std::size_t(tensor.dtype));
+        mix(h, std::size_t(tensor.role));
         for (auto d : tensor.shape)
-            s += "," + std::to_string(d);
+            mix(h, std::size_t(d));
         // Where the input comes from, relative to this op; a parameter from whether it is shared.
         if (tensor.producer.valid())
-            s += "@" + std::to_string(pos - topoPos[tensor.producer.index()]);
-        else if (tensor.role == TensorRole::Parameter)
-            s += tensor.consumers.size() > 1 ? "@shared" : "@own";
-        s += ";";
+            mix(h, std::size_t(pos - topoPos[tensor.producer.index()]));
+        else
+            mix(h, tensor.consumers.size() > 1 ? 0x5a5a : 0xa5a5);
     }
-    return std::hash<std::string>()(s);
+    return h;
 }
 
 /// Checks the chain property and fills exitPosition. False when blocks connect otherwise.
@@ -83,9 +104,33 @@ std::optional<RepeatedBlocks> findRepeatedBlocks(const Graph& g) {
     for (int i = 0; i < n; ++i)
         fp[std::size_t(i)] = fingerprint(g, order[std::size_t(i)], i, topoPos);
 
+    // Candidate periods: gaps between consecutive occurrences of one fingerprint (a layer's ops recur
+    // one period apart), the most frequent first.
+    std::map<std::size_t, int> lastSeen;
+    std::map<int, int> gapCount;
+    for (int i = 0; i < n; ++i) {
+        auto [it, fresh] = lastSeen.emplace(fp[std::size_t(i)], i);
+        if (!fresh) {
+            ++gapCount[i - it->second];
+            it->second = i;
+        }
+    }
+    std::vector<std::pair<int, int>> gaps; // (-count, gap)
+    for (const auto& [gap, count] : gapCount)
+        gaps.emplace_back(-count, gap);
+    std::sort(gaps.begin(), gaps.end());
+    if (gaps.size() > 32)
+        gaps.resize(32);
+
     // For each period p, maximal runs where fp[k] == fp[k + p]; a run [i, j) gives blocks starting at i.
     int bestStart = 0, bestPeriod = 0, bestCount = 0;
-    for (int p = 1; 2 * p <= n; ++p) {
+    std::vector<int> periods;
+    for (const auto& [negCount, gap] : gaps)
+        periods.push_back(gap);
+    std::sort(periods.begin(), periods.end());
+    for (int p : periods) {
+        if (2 * p > n)
+            continue;
         int i = 0;
         while (i + p < n) {
             if (fp[std::size_t(i)] != fp[std::size_t(i + p)]) {

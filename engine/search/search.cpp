@@ -23,7 +23,9 @@ using Clock = std::chrono::steady_clock;
 /// The best plan found on one mesh.
 struct MeshOutcome {
     Plan plan;
-    std::shared_ptr<const Evaluation> evaluation;
+    double stepTime = 0;     ///< the plan's step time and fit, from the problem's tables
+    bool feasible = false;
+    bool valid = false;
     std::string algorithm;
     double states = 0;
     int foldedBlocks = 0;
@@ -70,13 +72,6 @@ private:
     std::vector<std::pair<double, double>> history_;
 };
 
-/// True when `a` is a better outcome than `b`: feasible first, then faster.
-bool better(const Evaluation& a, const Evaluation& b) {
-    if (a.feasible != b.feasible)
-        return a.feasible;
-    return a.stepTime < b.stepTime;
-}
-
 Plan planFrom(const SearchProblem& problem, const std::vector<int>& choice, const Mesh& mesh,
               const StepSettings& settings, const std::vector<std::optional<OpStrategy>>& locks,
               const std::string& name) {
@@ -113,7 +108,7 @@ Solution localSearch(const SearchProblem& p, std::vector<int> start, double lamb
                 for (const PairTable* t : touching[std::size_t(v)]) {
                     const int ka = t->a == v ? k : start[std::size_t(t->a)];
                     const int kb = t->b == v ? k : start[std::size_t(t->b)];
-                    c += t->table[std::size_t(ka) * std::size_t(p.choices(t->b)) + std::size_t(kb)];
+                    c += t->table()[std::size_t(ka) * std::size_t(p.choices(t->b)) + std::size_t(kb)];
                 }
                 s.statesExplored += 1;
                 if (c < bestCost - 1e-15) {
@@ -141,31 +136,85 @@ int candidateIndex(const SearchProblem& p, int v, const OpStrategy& strategy) {
     return -1;
 }
 
+/// A choice's figures in the problem's own terms: exact step time and peak memory without building
+/// the per-op breakdown of a full evaluation.
+struct Score {
+    double stepTime = std::numeric_limits<double>::infinity();
+    bool feasible = false;
+};
+
+/// True when `a` beats `b`: feasible first, then faster.
+bool better(const Score& a, const Score& b) {
+    if (a.feasible != b.feasible)
+        return a.feasible;
+    return a.stepTime < b.stepTime;
+}
+
 MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex, ProgressSink& sink,
                          const RepeatedBlocks* folded) {
     const Graph& g = *r.graph;
     const CostModel model(g, *r.cluster, mesh, r.settings);
-    const SearchProblem problem(model, r.locks, folded);
     MeshOutcome out;
+    const double capacity = r.cluster->device.memoryBytes;
+
+    // Ops of folded blocks 3..L share the tables (and the baseline strategy) of their twin in block 2.
+    std::vector<std::size_t> twin(g.ops().size());
+    for (std::size_t v = 0; v < twin.size(); ++v)
+        twin[v] = folded && folded->blockOf[v] >= 2 ? folded->blocks[1][std::size_t(folded->positionOf[v])].index() : v;
 
     // Baselines with the request's settings and locks: the floor the search must not fall below.
-    std::vector<std::pair<Plan, std::shared_ptr<const Evaluation>>> baselines;
+    std::vector<Plan> baselines;
     for (const char* name : {"dp", "megatron", "megatron-sp"}) {
-        Plan b;
         try {
-            b = baselinePlan(g, mesh, name, r.settings);
+            baselines.push_back(baselinePlan(g, mesh, name, r.settings, &twin));
         } catch (const InputError&) {
             continue; // e.g. no model axis on this mesh
         }
+        Plan& b = baselines.back();
         b.settings = r.settings;
         for (std::size_t v = 0; v < r.locks.size() && v < b.strategies.size(); ++v)
             if (r.locks[v]) {
                 b.strategies[v] = *r.locks[v];
                 b.locked[v] = true;
             }
-        auto e = evaluate(model, b);
-        baselines.emplace_back(std::move(b), std::move(e));
     }
+    auto finish = [&](Plan plan, std::string algorithm, double stepTime, bool feasible) {
+        out.plan = std::move(plan);
+        out.plan.name = "search";
+        out.stepTime = stepTime;
+        out.feasible = feasible;
+        out.valid = true;
+        out.algorithm = std::move(algorithm);
+        sink.report(meshIndex, 1.0);
+        return out;
+    };
+    auto stoppedEarly = [&] {
+        // Stopped before any table was built: the first baseline, scored by a full evaluation.
+        out.cancelled = true;
+        Plan p = baselines.empty() ? Plan::replicated(g.ops().size(), mesh) : baselines.front();
+        const auto e = evaluate(model, p);
+        return finish(std::move(p), "baseline:" + (baselines.empty() ? std::string("replicated") : p.name),
+                      e->stepTime, e->feasible);
+    };
+    if (r.stop.stop_requested())
+        return stoppedEarly();
+
+    const SearchProblem problem(model, r.locks, folded, r.stop);
+    if (problem.cancelled())
+        return stoppedEarly();
+    auto score = [&](const std::vector<int>& choice) {
+        return Score{problem.stepTime(choice), problem.peakMemory(choice) <= capacity};
+    };
+    auto choiceOf = [&](const Plan& p) {
+        std::vector<int> c(std::size_t(problem.size()), 0);
+        for (int v = 0; v < problem.size(); ++v)
+            if (twin[std::size_t(v)] == std::size_t(v) || (std::size_t(v) < r.locks.size() && r.locks[std::size_t(v)]))
+                c[std::size_t(v)] = std::max(0, candidateIndex(problem, v, p.strategies[std::size_t(v)]));
+        for (int v = 0; v < problem.size(); ++v)
+            if (twin[std::size_t(v)] != std::size_t(v) && !(std::size_t(v) < r.locks.size() && r.locks[std::size_t(v)]))
+                c[std::size_t(v)] = c[twin[std::size_t(v)]];
+        return c;
+    };
 
     std::string algorithm = r.algorithm;
     if (algorithm == "auto")
@@ -178,11 +227,9 @@ MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex
         try {
             return solver->solve(problem, lambda, control);
         } catch (const InputError& e) {
-            // Bounded fallback from the best baseline.
-            std::vector<int> start(std::size_t(problem.size()), 0);
-            const Plan& from = baselines.empty() ? Plan::replicated(g.ops().size(), mesh) : baselines.front().first;
-            for (int v = 0; v < problem.size(); ++v)
-                start[std::size_t(v)] = std::max(0, candidateIndex(problem, v, from.strategies[std::size_t(v)]));
+            // Bounded fallback from the first baseline.
+            const std::vector<int> start = baselines.empty() ? std::vector<int>(std::size_t(problem.size()), 0)
+                                                             : choiceOf(baselines.front());
             Solution s = localSearch(problem, start, lambda, 50, control);
             s.note = std::string(e.what()) + "; fell back to " + s.note;
             algorithm = "local";
@@ -190,43 +237,41 @@ MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex
         }
     };
 
+    std::vector<int> best;
+    Score bestScore;
+    auto consider = [&](const Solution& s) {
+        if (!s.complete)
+            return false;
+        const Score sc = score(s.choice);
+        if (best.empty() || better(sc, bestScore)) {
+            best = s.choice;
+            bestScore = sc;
+            sink.improved(sc.stepTime);
+        }
+        return sc.feasible;
+    };
     Solution sol = solveOnce(0);
     out.states += sol.statesExplored;
+    out.foldedBlocks = sol.foldedBlocks;
+    out.opsPerBlock = sol.opsPerBlock;
     if (!sol.note.empty())
         out.notes.push_back(sol.note);
     if (r.algorithm == "tapas" && !folded)
         out.notes.push_back("no repeated blocks found: solved unfolded");
-    std::shared_ptr<const Evaluation> best;
-    Plan bestPlan;
-    auto consider = [&](const Solution& s, const std::string& name) {
-        if (!s.complete)
-            return;
-        Plan p = planFrom(problem, s.choice, mesh, r.settings, r.locks, name);
-        auto e = evaluate(model, p);
-        if (!best || better(*e, *best)) {
-            best = e;
-            bestPlan = std::move(p);
-            sink.improved(best->stepTime);
-        }
-    };
-    consider(sol, "search");
-    if (!sol.complete)
-        out.cancelled = true;
+    consider(sol);
+    out.cancelled = !sol.complete;
 
     // Memory: a Lagrangian weight on memory, raised by 16x until the plan fits (up to a weight at which
     // memory dominates), then bisected geometrically for the smallest weight that fits.
-    if (best && !best->feasible && !out.cancelled) {
-        const double scale = best->stepTime / r.cluster->device.memoryBytes;
+    if (!best.empty() && !bestScore.feasible && !out.cancelled) {
+        const double scale = bestScore.stepTime / capacity;
         double lo = scale * 1e-3, hi = scale;
         int solves = 0;
         auto fitsAt = [&](double lambda) {
             const Solution s = solveOnce(lambda);
             ++solves;
             out.states += s.statesExplored;
-            if (!s.complete)
-                return false;
-            consider(s, "search");
-            return evaluate(model, planFrom(problem, s.choice, mesh, r.settings, r.locks, "search"))->feasible;
+            return consider(s);
         };
         bool fits = false;
         while (!fits && hi < scale * 1e10 && !r.stop.stop_requested()) {
@@ -241,26 +286,26 @@ MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex
         out.notes.push_back(std::string("memory: ") +
                             (fits ? "a memory weight made the plan fit" : "no memory weight made the plan fit") +
                             " after " + std::to_string(solves) + " weighted solves");
-        if (r.stop.stop_requested())
-            out.cancelled = true;
+        out.cancelled = r.stop.stop_requested();
     }
-    sink.report(meshIndex, 1.0);
 
-    for (auto& [plan, e] : baselines)
-        if (!best || better(*e, *best)) {
-            if (best)
-                out.notes.push_back("baseline " + plan.name + " on " + mesh.toString() + " beat the search plan");
-            best = e;
-            bestPlan = plan;
-            algorithm = "baseline:" + plan.name;
+    Plan chosen = best.empty() ? Plan{} : planFrom(problem, best, mesh, r.settings, r.locks, "search");
+    for (const Plan& b : baselines) {
+        const Score sc = score(choiceOf(b));
+        if (best.empty() || better(sc, bestScore)) {
+            if (!best.empty())
+                out.notes.push_back("baseline " + b.name + " on " + mesh.toString() + " beat the search plan");
+            best = choiceOf(b);
+            bestScore = sc;
+            chosen = b;
+            algorithm = "baseline:" + b.name;
         }
-    out.plan = std::move(bestPlan);
-    out.plan.name = "search";
-    out.evaluation = best;
-    out.algorithm = algorithm;
-    out.foldedBlocks = sol.foldedBlocks;
-    out.opsPerBlock = sol.opsPerBlock;
-    return out;
+    }
+    if (best.empty()) {
+        chosen = Plan::replicated(g.ops().size(), mesh);
+        bestScore = score(std::vector<int>(std::size_t(problem.size()), 0));
+    }
+    return finish(std::move(chosen), algorithm, bestScore.stepTime, bestScore.feasible);
 }
 
 } // namespace
@@ -333,23 +378,27 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         const MeshOutcome& o = outcomes[i];
         report.statesExplored += o.states;
         report.cancelled = report.cancelled || o.cancelled;
-        if (!o.evaluation)
+        if (!o.valid)
             continue;
-        report.meshesTried.push_back({meshes[i], o.evaluation->stepTime, o.evaluation->feasible});
+        report.meshesTried.push_back({meshes[i], o.stepTime, o.feasible});
         for (const std::string& n : o.notes)
             report.notes.push_back(meshes.size() > 1 ? meshes[i].toString() + ": " + n : n);
-        if (!best || better(*o.evaluation, *best->evaluation))
+        if (!best || better(Score{o.stepTime, o.feasible}, Score{best->stepTime, best->feasible}))
             best = &o;
     }
     if (!best)
         throw InputError("search: no mesh could be searched");
     result->plan = best->plan;
-    result->evaluation = best->evaluation;
     report.algorithm = best->algorithm;
     report.foldedBlocks = best->foldedBlocks;
     report.opsPerBlock = best->opsPerBlock;
     report.history = sink.history();
     report.searchSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+    // The chosen plan's full breakdown, timed apart: it is the result's presentation, not the search.
+    const auto evaluated = Clock::now();
+    const CostModel model(*r.graph, *r.cluster, result->plan.mesh, r.settings);
+    result->evaluation = evaluate(model, result->plan);
+    report.evaluationSeconds = std::chrono::duration<double>(Clock::now() - evaluated).count();
     return result;
 }
 

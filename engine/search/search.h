@@ -43,7 +43,8 @@ struct MeshTried {
 /// How the search went.
 struct SearchReport {
     std::string algorithm;             ///< the algorithm that produced the plan
-    double searchSeconds = 0;          ///< engine wall time
+    double searchSeconds = 0;          ///< engine wall time to choose the plan (tables, solves, meshes)
+    double evaluationSeconds = 0;      ///< then the full per-op evaluation of the chosen plan
     double statesExplored = 0;
     std::vector<MeshTried> meshesTried;
     int foldedBlocks = 0;              ///< tapas: repeated blocks folded

@@ -2,8 +2,8 @@
 
 #include "engine/util/error.h"
 
+#include <algorithm>
 #include <map>
-#include <tuple>
 
 namespace shardscope {
 
@@ -30,86 +30,108 @@ template <typename End> struct EndGroups {
 } // namespace
 
 SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::optional<OpStrategy>>& locks,
-                             const RepeatedBlocks* folded)
+                             const RepeatedBlocks* folded, std::stop_token stop)
     : model_(model), folded_(folded) {
     const Graph& g = model.graph();
     const std::size_t n = g.ops().size();
-    // The op whose tables op v copies (itself unless it sits in block 3 or later).
+    // The op whose tables op v shares (itself unless it sits in block 3 or later).
     std::vector<std::size_t> source(n);
     for (std::size_t v = 0; v < n; ++v) {
         source[v] = v;
         if (folded && folded->blockOf[v] >= 2)
             source[v] = folded->blocks[1][std::size_t(folded->positionOf[v])].index();
     }
-    candidates_.resize(n);
-    time_.resize(n);
-    memory_.resize(n);
+    ops_.resize(n);
     for (std::size_t v = 0; v < n; ++v) {
+        if ((v & 0x3f) == 0 && stop.stop_requested()) {
+            cancelled_ = true;
+            return;
+        }
         const Op& op = g.ops()[v];
-        if (v < locks.size() && locks[v]) {
+        const bool locked = v < locks.size() && locks[v].has_value();
+        if (!locked && source[v] != v) {
+            ops_[v] = ops_[source[v]];
+            continue;
+        }
+        auto tables = std::make_shared<OpTables>();
+        if (locked) {
             if (auto e = verifyStrategy(op, model.mesh(), *locks[v]); !e.empty())
                 throw InputError("lock on op '" + op.name + "': " + e);
-            candidates_[v] = {*locks[v]};
-        } else if (source[v] != v) {
-            candidates_[v] = candidates_[source[v]];
-            time_[v] = time_[source[v]];
-            memory_[v] = memory_[source[v]];
-            continue;
+            tables->candidates = {*locks[v]};
         } else {
-            candidates_[v] = enumerateStrategies(op, model.mesh());
+            tables->candidates = enumerateStrategies(op, model.mesh());
         }
-        for (const OpStrategy& s : candidates_[v]) {
+        for (const OpStrategy& s : tables->candidates) {
             const OpCost c = model.opCost(OpId(v), s);
-            time_[v].push_back(c.totalTime());
-            memory_[v].push_back(c.memory.sum());
+            tables->time.push_back(c.totalTime());
+            tables->memory.push_back(c.memory.sum());
+            tables->transient.push_back(c.transient);
         }
+        ops_[v] = std::move(tables);
     }
 
-    // Edge tables [producer candidate][consumer candidate]; folded edges copy their block-2 twin.
+    // Edge tables [producer candidate][consumer candidate], summed per pair of ops. A pair inside a
+    // folded block (3..L) shares the table of its twin in block 2 (or of the entry from block 1).
     const auto& edges = model.edges();
-    std::map<std::tuple<int, int, std::size_t>, std::size_t> edgeIndex;
-    for (std::size_t i = 0; i < edges.size(); ++i)
-        edgeIndex.emplace(std::make_tuple(edges[i].from.value, edges[i].to.value, edges[i].toInput), i);
-    auto twin = [&](const Edge& e) -> std::optional<std::size_t> {
-        if (!folded || folded->blockOf[e.to.index()] < 2)
-            return std::nullopt;
+    auto twinOf = [&](const Edge& e) -> std::pair<int, int> {
         const int from = folded->blockOf[e.from.index()] == folded->blockOf[e.to.index()]
                              ? int(source[e.from.index()])
                              : folded->exit(0).value;
-        return edgeIndex.at(std::make_tuple(from, int(source[e.to.index()]), e.toInput));
+        return {from, int(source[e.to.index()])};
     };
-    std::vector<std::vector<double>> tables(edges.size());
-    for (int pass = 0; pass < 2; ++pass)
-        for (std::size_t i = 0; i < edges.size(); ++i) {
-            const Edge& e = edges[i];
-            const auto copy = twin(e);
-            if (pass == 0 && !copy)
-                tables[i] = edgeTable(e);
-            else if (pass == 1 && copy)
-                tables[i] = tables[*copy];
-        }
-
     std::map<std::pair<int, int>, std::size_t> pairIndex;
+    std::vector<std::vector<double>> sums;
+    std::map<std::size_t, std::pair<std::pair<int, int>, bool>> sharedPairs; // pair -> (twin pair, transposed)
     for (std::size_t i = 0; i < edges.size(); ++i) {
+        if ((i & 0x3f) == 0 && stop.stop_requested()) {
+            cancelled_ = true;
+            return;
+        }
         const Edge& e = edges[i];
         const int u = e.from.value, w = e.to.value;
         const int a = std::min(u, w), b = std::max(u, w);
         auto [it, fresh] = pairIndex.emplace(std::make_pair(a, b), pairs_.size());
-        if (fresh)
-            pairs_.push_back(PairTable{a, b, std::vector<double>(candidates_[std::size_t(a)].size() *
-                                                                 candidates_[std::size_t(b)].size(), 0.0)});
-        PairTable& pt = pairs_[it->second];
-        const std::size_t ku = candidates_[e.from.index()].size(), kw = candidates_[e.to.index()].size();
-        const std::size_t kb = candidates_[std::size_t(b)].size();
+        if (fresh) {
+            pairs_.push_back(PairTable{a, b, nullptr});
+            sums.emplace_back();
+        }
+        if (folded && folded->blockOf[e.to.index()] >= 2) {
+            const auto [tu, tw] = twinOf(e);
+            sharedPairs[it->second] = {{std::min(tu, tw), std::max(tu, tw)}, (u < w) != (tu < tw)};
+            continue;
+        }
+        std::vector<double>& sum = sums[it->second];
+        const std::size_t kb = std::size_t(choices(b));
+        if (sum.empty())
+            sum.assign(std::size_t(choices(a)) * kb, 0.0);
+        const std::vector<double> t = edgeTable(e);
+        const std::size_t ku = std::size_t(choices(u)), kw = std::size_t(choices(w));
         for (std::size_t x = 0; x < ku; ++x)
             for (std::size_t y = 0; y < kw; ++y)
-                pt.table[u == a ? x * kb + y : y * kb + x] += tables[i][x * kw + y];
+                sum[u == a ? x * kb + y : y * kb + x] += t[x * kw + y];
+    }
+    for (std::size_t p = 0; p < pairs_.size(); ++p)
+        if (!sharedPairs.count(p))
+            pairs_[p].values = std::make_shared<const std::vector<double>>(std::move(sums[p]));
+    for (const auto& [p, twin] : sharedPairs) {
+        const PairTable& src = pairs_[pairIndex.at(twin.first)];
+        if (!twin.second) {
+            pairs_[p].values = src.values;
+            continue;
+        }
+        // The twin's ops are ordered the other way round: transpose once.
+        const std::size_t ka = std::size_t(choices(src.a)), kb = std::size_t(choices(src.b));
+        std::vector<double> t(ka * kb);
+        for (std::size_t x = 0; x < ka; ++x)
+            for (std::size_t y = 0; y < kb; ++y)
+                t[y * ka + x] = src.table()[x * kb + y];
+        pairs_[p].values = std::make_shared<const std::vector<double>>(std::move(t));
     }
 }
 
 std::vector<double> SearchProblem::edgeTable(const Edge& e) const {
-    const auto& cu = candidates_[e.from.index()];
-    const auto& cw = candidates_[e.to.index()];
+    const auto& cu = candidates(e.from.value);
+    const auto& cw = candidates(e.to.value);
     const EndGroups<CostModel::ProducerEnd> from(cu, [&](const OpStrategy& s) { return model_.producerEnd(e, s); });
     const EndGroups<CostModel::ConsumerEnd> to(cw, [&](const OpStrategy& s) { return model_.consumerEnd(e, s); });
     std::vector<double> distinct(from.ends.size() * to.ends.size());
@@ -128,7 +150,7 @@ double SearchProblem::objective(const std::vector<int>& choice, double lambda) c
     for (int v = 0; v < size(); ++v)
         total += time(v, choice[std::size_t(v)]) + lambda * memory(v, choice[std::size_t(v)]);
     for (const PairTable& p : pairs_)
-        total += p.table[std::size_t(choice[std::size_t(p.a)]) * std::size_t(choices(p.b)) +
+        total += p.table()[std::size_t(choice[std::size_t(p.a)]) * std::size_t(choices(p.b)) +
                          std::size_t(choice[std::size_t(p.b)])];
     return total;
 }
@@ -140,10 +162,17 @@ double SearchProblem::memoryOf(const std::vector<int>& choice) const {
     return total;
 }
 
+double SearchProblem::peakMemory(const std::vector<int>& choice) const {
+    double transient = 0;
+    for (int v = 0; v < size(); ++v)
+        transient = std::max(transient, op(v).transient[std::size_t(choice[std::size_t(v)])]);
+    return memoryOf(choice) + transient;
+}
+
 double SearchProblem::spaceSize() const {
     double s = 1;
-    for (const auto& c : candidates_)
-        s *= static_cast<double>(c.size());
+    for (int v = 0; v < size(); ++v)
+        s *= static_cast<double>(choices(v));
     return s;
 }
 

@@ -6,16 +6,22 @@
 #include "engine/cost/cost_model.h"
 #include "engine/search/repeated_blocks.h"
 
+#include <memory>
 #include <optional>
+#include <stop_token>
 #include <vector>
 
 namespace shardscope {
 
-/// An edge-cost table between ops `a` < `b` (by OpId): entry [ka * K_b + kb].
+/// An edge-cost table between ops `a` < `b` (by OpId): entry [ka * K_b + kb]. Folded repeats of a
+/// block share one table.
 struct PairTable {
     int a = 0;
     int b = 0;
-    std::vector<double> table;
+    std::shared_ptr<const std::vector<double>> values;
+
+    /// The entries.
+    const std::vector<double>& table() const { return *values; }
 };
 
 /// Candidates and additive costs of one graph under one cost model.
@@ -26,19 +32,23 @@ public:
     /// copy the tables of the same position in block 2 instead of costing them again (they are
     /// identical by construction), which makes building sub-linear in the number of layers.
     /// Throws InputError when a lock is not a valid strategy of its op.
+    /// A stop request ends the build early; cancelled() then says so and the tables are incomplete.
     SearchProblem(const CostModel& model, const std::vector<std::optional<OpStrategy>>& locks,
-                  const RepeatedBlocks* folded = nullptr);
+                  const RepeatedBlocks* folded = nullptr, std::stop_token stop = {});
+
+    /// True when the build was stopped before it finished.
+    bool cancelled() const { return cancelled_; }
 
     /// Number of ops (variables).
-    int size() const { return static_cast<int>(candidates_.size()); }
+    int size() const { return static_cast<int>(ops_.size()); }
     /// Candidate strategies of op `v`.
-    const std::vector<OpStrategy>& candidates(int v) const { return candidates_[static_cast<std::size_t>(v)]; }
+    const std::vector<OpStrategy>& candidates(int v) const { return op(v).candidates; }
     /// Number of candidates of op `v`.
-    int choices(int v) const { return static_cast<int>(candidates_[static_cast<std::size_t>(v)].size()); }
+    int choices(int v) const { return static_cast<int>(op(v).candidates.size()); }
     /// Step time of op `v` under candidate `k` (its own compute, collectives, optimizer).
-    double time(int v, int k) const { return time_[static_cast<std::size_t>(v)][static_cast<std::size_t>(k)]; }
+    double time(int v, int k) const { return op(v).time[static_cast<std::size_t>(k)]; }
     /// Memory per device of op `v` under candidate `k` (its additive memory terms).
-    double memory(int v, int k) const { return memory_[static_cast<std::size_t>(v)][static_cast<std::size_t>(k)]; }
+    double memory(int v, int k) const { return op(v).memory[static_cast<std::size_t>(k)]; }
     /// Every pair table.
     const std::vector<PairTable>& pairs() const { return pairs_; }
     /// The additive objective of `choice` with memory weighted by `lambda` (seconds per byte).
@@ -47,6 +57,9 @@ public:
     double stepTime(const std::vector<int>& choice) const { return objective(choice, 0); }
     /// The additive memory of `choice`.
     double memoryOf(const std::vector<int>& choice) const;
+    /// Peak memory per device of `choice`: the additive terms plus the largest transient buffer, as
+    /// evaluate() computes it.
+    double peakMemory(const std::vector<int>& choice) const;
     /// The number of assignments, as a double (it overflows integers quickly).
     double spaceSize() const;
     /// The repeated blocks the tables were folded over, or null.
@@ -55,13 +68,18 @@ public:
     const CostModel& model() const { return model_; }
 
 private:
+    /// One op's candidates and their costs; folded repeats share one.
+    struct OpTables {
+        std::vector<OpStrategy> candidates;
+        std::vector<double> time, memory, transient;
+    };
+    const OpTables& op(int v) const { return *ops_[static_cast<std::size_t>(v)]; }
     std::vector<double> edgeTable(const Edge& e) const;
 
     const CostModel& model_;
     const RepeatedBlocks* folded_ = nullptr;
-    std::vector<std::vector<OpStrategy>> candidates_;
-    std::vector<std::vector<double>> time_;
-    std::vector<std::vector<double>> memory_;
+    std::vector<std::shared_ptr<const OpTables>> ops_;
+    bool cancelled_ = false;
     std::vector<PairTable> pairs_;
 };
 

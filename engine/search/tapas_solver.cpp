@@ -12,13 +12,13 @@ namespace {
 /// Adds pair table `p` to `elim` on local variables `la` (for p.a) and `lb` (for p.b).
 void addPair(Elimination& elim, const PairTable& p, int la, int lb, int ka, int kb) {
     if (la < lb) {
-        elim.addFactor(CostTable{{la, lb}, p.table});
+        elim.addFactor(CostTable{{la, lb}, p.table()});
         return;
     }
-    std::vector<double> t(p.table.size());
+    std::vector<double> t(p.table().size());
     for (int x = 0; x < ka; ++x)
         for (int y = 0; y < kb; ++y)
-            t[std::size_t(y) * std::size_t(ka) + std::size_t(x)] = p.table[std::size_t(x) * std::size_t(kb) + std::size_t(y)];
+            t[std::size_t(y) * std::size_t(ka) + std::size_t(x)] = p.table()[std::size_t(x) * std::size_t(kb) + std::size_t(y)];
     elim.addFactor(CostTable{{lb, la}, std::move(t)});
 }
 
@@ -115,12 +115,11 @@ Solution TapasSolver::solve(const SearchProblem& problem, double lambda, const S
         addPair(head, p, ia->second, ib->second, problem.choices(p.a), problem.choices(p.b));
     }
     {
-        const PairTable chained{exitOp0, lastExit, std::vector<double>(std::size_t(exitK) * std::size_t(exitK))};
-        PairTable t = chained;
+        auto chained = std::make_shared<std::vector<double>>(std::size_t(exitK) * std::size_t(exitK));
         for (int g = 0; g < exitK; ++g)
             for (int x = 0; x < exitK; ++x)
-                t.table[std::size_t(g) * std::size_t(exitK) + std::size_t(x)] = through(g, x);
-        addPair(head, t, localOf[exitOp0], localOf[lastExit], exitK, exitK);
+                (*chained)[std::size_t(g) * std::size_t(exitK) + std::size_t(x)] = through(g, x);
+        addPair(head, PairTable{exitOp0, lastExit, std::move(chained)}, localOf[exitOp0], localOf[lastExit], exitK, exitK);
     }
     const std::vector<bool> none(reduced.size(), false);
     if (!head.run(head.greedyOrder(none), [&] { return control.stop.stop_requested(); })) {

@@ -1,6 +1,8 @@
 // The shardscope-cli contract: listings, evaluate's JSON fields, every preset with every baseline,
 // and exit status 2 with one line naming the problem on bad input.
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -118,6 +120,73 @@ private slots:
         QVERIFY2(err.contains(expected), qPrintable(err));
         QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(err));
         QVERIFY(r.out.isEmpty());
+    }
+    void searchJsonHasReportAndPlan() {
+        const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-search.plan.json"));
+        const Run r = cli({QStringLiteral("search"), QStringLiteral("--model"), QStringLiteral("gpt"), QStringLiteral("--set"),
+                           QStringLiteral("layers=4"), QStringLiteral("--cluster"), QStringLiteral("dgx-a100"),
+                           QStringLiteral("--mesh"), QStringLiteral("auto"), QStringLiteral("--plan-out"), path,
+                           QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        for (const char* key : {"step_time_s", "peak_memory_bytes", "per_op", "algorithm", "search_time_s",
+                                "states_explored", "meshes_tried", "folded_blocks", "plan"})
+            QVERIFY2(o.contains(QLatin1String(key)), key);
+        QCOMPARE(o[QStringLiteral("algorithm")].toString(), QStringLiteral("tapas"));
+        QCOMPARE(o[QStringLiteral("meshes_tried")].toArray().size(), 4);
+        QVERIFY(o[QStringLiteral("folded_blocks")].toObject()[QStringLiteral("blocks")].toInt() >= 3);
+        // The saved plan re-evaluates to the same numbers.
+        const Run again = cli({QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("gpt"), QStringLiteral("--set"),
+                               QStringLiteral("layers=4"), QStringLiteral("--cluster"), QStringLiteral("dgx-a100"),
+                               QStringLiteral("--strategy"), path, QStringLiteral("--json")});
+        QCOMPARE(again.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(again.out).object()[QStringLiteral("step_time_s")].toDouble(),
+                 o[QStringLiteral("step_time_s")].toDouble());
+        QFile::remove(path);
+    }
+    void searchKeepsLocksFromAPlan() {
+        // Lock fc1 of a 2-layer MLP replicated: the search keeps it although splitting is better.
+        const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-lock.plan.json"));
+        const QStringList base{QStringLiteral("--model"), QStringLiteral("mlp"), QStringLiteral("--cluster"),
+                               QStringLiteral("dgx-a100"), QStringLiteral("--mesh"), QStringLiteral("model=8")};
+        QCOMPARE(cli(QStringList{QStringLiteral("evaluate")} + base + QStringList{QStringLiteral("--plan-out"), path}).exitCode, 0);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonObject plan = QJsonDocument::fromJson(f.readAll()).object();
+        f.close();
+        QJsonArray strategies = plan[QStringLiteral("strategies")].toArray();
+        for (int i = 0; i < strategies.size(); ++i) {
+            QJsonObject s = strategies[i].toObject();
+            if (s[QStringLiteral("op")].toString() == QStringLiteral("layers.1.fc")) {
+                s[QStringLiteral("locked")] = true;
+                strategies[i] = s;
+            }
+        }
+        plan[QStringLiteral("strategies")] = strategies;
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(plan).toJson());
+        f.close();
+        const Run r = cli(QStringList{QStringLiteral("search")} + base +
+                          QStringList{QStringLiteral("--lock"), path, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray out = QJsonDocument::fromJson(r.out).object()[QStringLiteral("plan")].toObject()[QStringLiteral("strategies")].toArray();
+        bool seen = false;
+        for (const auto& v : out) {
+            const QJsonObject s = v.toObject();
+            if (s[QStringLiteral("op")].toString() != QStringLiteral("layers.1.fc"))
+                continue;
+            seen = true;
+            QVERIFY(s[QStringLiteral("axes")].toObject().isEmpty()); // still replicated
+            QVERIFY(s[QStringLiteral("locked")].toBool());
+        }
+        QVERIFY(seen);
+        QFile::remove(path);
+    }
+    void searchRejectsUnknownAlgorithm() {
+        const Run r = cli({QStringLiteral("search"), QStringLiteral("--model"), QStringLiteral("mlp"), QStringLiteral("--cluster"),
+                           QStringLiteral("dgx-a100"), QStringLiteral("--algo"), QStringLiteral("genetic")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("unknown algorithm"));
     }
     void planOutRoundTripsThroughEvaluate() {
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-cli.plan.json"));

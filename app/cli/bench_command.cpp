@@ -1,0 +1,49 @@
+#include "commands.h"
+
+#include "bench_suite.h"
+#include "engine/util/units.h"
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace shardscope::cli {
+
+int runBench(const CliOptions& options, std::ostream& out) {
+    const auto rows = bench::runBench(options.quick, [](const std::string& what) { std::cerr << "bench: " << what << "\n"; });
+    if (options.json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& r : rows)
+            list.push_back({{"name", r.name},
+                            {"model", r.model},
+                            {"devices", r.devices},
+                            {"algorithm", r.algorithm},
+                            {"mesh", r.mesh},
+                            {"chosen_mesh", r.chosenMesh},
+                            {"runs", r.runs},
+                            {"median_s", r.medianSeconds},
+                            {"states_explored", r.states},
+                            {"ops", r.ops},
+                            {"step_time_s", r.stepTime},
+                            {"best_baseline_step_time_s", r.baselineStepTime},
+                            {"feasible", r.feasible},
+                            {"target", r.target}});
+        out << list.dump(1) << "\n";
+        return 0;
+    }
+    char line[512];
+    std::snprintf(line, sizeof line, "%-34s %7s %5s %-6s %-16s %10s %10s %11s %11s  %s\n", "case", "devices", "ops",
+                  "algo", "mesh", "median", "states", "step", "vs baseline", "target");
+    out << line;
+    for (const auto& r : rows) {
+        const std::string ratio = r.baselineStepTime > 0 && r.baselineStepTime < 1e300
+                                      ? std::to_string(r.stepTime / r.baselineStepTime).substr(0, 5) + "x"
+                                      : "-";
+        std::snprintf(line, sizeof line, "%-34s %7d %5d %-6s %-16s %10s %10s %11s %11s  %s\n", r.name.c_str(), r.devices,
+                      r.ops, r.algorithm.c_str(), r.chosenMesh.c_str(), formatSeconds(r.medianSeconds).c_str(),
+                      formatCount(r.states).c_str(), formatSeconds(r.stepTime).c_str(), ratio.c_str(), r.target.c_str());
+        out << line;
+    }
+    return 0;
+}
+
+} // namespace shardscope::cli

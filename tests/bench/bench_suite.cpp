@@ -1,0 +1,161 @@
+#include "bench_suite.h"
+
+#include "engine/cluster/cluster_presets.h"
+#include "engine/cost/cost_model.h"
+#include "engine/io/model_file.h"
+#include "engine/plans/baselines.h"
+#include "engine/search/search.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <thread>
+
+namespace shardscope::bench {
+
+namespace {
+
+struct Case {
+    std::string name;
+    std::string model;
+    std::vector<std::string> sets;
+    int nodes;
+    std::string mesh;
+    std::string algorithm;
+    std::string target;
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bestBaseline(const Graph& g, const Cluster& c, const Mesh& mesh) {
+    double best = std::numeric_limits<double>::infinity();
+    bool bestFeasible = false;
+    for (const char* name : {"dp", "megatron", "megatron-sp"}) {
+        Plan p;
+        try {
+            p = baselinePlan(g, mesh, name, {});
+        } catch (const std::exception&) {
+            continue;
+        }
+        const auto e = evaluate(CostModel(g, c, mesh, p.settings), p);
+        // Feasible plans first, then the fastest.
+        if ((e->feasible && !bestFeasible) || (e->feasible == bestFeasible && e->stepTime < best)) {
+            best = e->stepTime;
+            bestFeasible = e->feasible;
+        }
+    }
+    return best;
+}
+
+BenchRow runCase(const Case& k, int runs) {
+    const Graph g = loadModel(ModelRequest{k.model, k.sets, std::nullopt}, 1);
+    const Cluster c = clusterPreset("dgx-a100", k.nodes);
+    SearchRequest r;
+    r.graph = &g;
+    r.cluster = &c;
+    if (k.mesh != "auto")
+        r.mesh = Mesh::parse(k.mesh);
+    r.algorithm = k.algorithm;
+    r.threads = 1;
+    std::vector<double> times;
+    std::shared_ptr<const SearchResult> last;
+    for (int i = 0; i < runs; ++i) {
+        last = search(r);
+        times.push_back(last->report.searchSeconds);
+    }
+    BenchRow row;
+    row.name = k.name;
+    row.model = k.model;
+    for (const std::string& s : k.sets)
+        row.model += " " + s;
+    row.devices = c.deviceCount();
+    row.algorithm = k.algorithm;
+    row.mesh = k.mesh;
+    row.chosenMesh = last->plan.mesh.toString();
+    row.runs = runs;
+    row.medianSeconds = median(times);
+    row.states = last->report.statesExplored;
+    row.ops = int(g.ops().size());
+    row.stepTime = last->evaluation->stepTime;
+    row.feasible = last->evaluation->feasible;
+    row.baselineStepTime = bestBaseline(g, c, last->plan.mesh);
+    row.target = k.target;
+    return row;
+}
+
+/// Time from requesting stop to the search returning, on a search that runs for seconds.
+BenchRow cancelLatency(int runs) {
+    const Graph g = loadModel(ModelRequest{"gpt3-175b", {}, std::nullopt}, 1);
+    const Cluster c = clusterPreset("dgx-a100", 128);
+    std::vector<double> latencies;
+    std::shared_ptr<const SearchResult> last;
+    for (int i = 0; i < runs; ++i) {
+        std::stop_source source;
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = &c;
+        r.algorithm = "pase"; // unfolded: seconds of work to interrupt
+        r.threads = 1;
+        r.stop = source.get_token();
+        std::chrono::steady_clock::time_point stopped;
+        std::thread stopper([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            stopped = std::chrono::steady_clock::now();
+            source.request_stop();
+        });
+        last = search(r);
+        const auto returned = std::chrono::steady_clock::now();
+        stopper.join();
+        latencies.push_back(std::chrono::duration<double>(returned - stopped).count());
+    }
+    BenchRow row;
+    row.name = "cancel latency";
+    row.model = "gpt3-175b";
+    row.devices = c.deviceCount();
+    row.algorithm = "pase";
+    row.mesh = "auto";
+    row.chosenMesh = last->plan.mesh.toString();
+    row.runs = runs;
+    row.medianSeconds = median(latencies);
+    row.ops = int(g.ops().size());
+    row.stepTime = last->evaluation->stepTime;
+    row.feasible = last->evaluation->feasible;
+    row.target = "stop returns within 0.1 s with a valid plan";
+    return row;
+}
+
+} // namespace
+
+std::vector<BenchRow> runBench(bool quick, const std::function<void(const std::string&)>& log) {
+    const int runs = quick ? 3 : 5;
+    std::vector<Case> cases{
+        {"gpt3-175b, 1024 GPUs, mesh auto", "gpt3-175b", {}, 128, "auto", "auto", "under 1 s in total"},
+    };
+    for (int layers : {24, 48, 96, 192})
+        for (const char* algo : {"tapas", "pase"}) {
+            if (quick && layers == 192 && std::string(algo) == "pase")
+                continue;
+            cases.push_back({"gpt fixed width, " + std::to_string(layers) + " layers", "gpt",
+                             {"layers=" + std::to_string(layers), "hidden=2048", "heads=16", "seq=1024", "batch=64"}, 8,
+                             "data=8,model=8", algo,
+                             std::string(algo) == "tapas" ? "tapas grows < 1.5x from 24 to 192 layers" : "contrast"});
+        }
+    cases.push_back({"inception-v3-like, 64 GPUs", "inception-v3", {}, 8, "data=16,model=4", "pase",
+                     "under 2 s (PaSE paper: over 3 min)"});
+    std::vector<BenchRow> rows;
+    for (const Case& k : cases) {
+        if (log)
+            log(k.name + " (" + k.algorithm + ")");
+        rows.push_back(runCase(k, runs));
+    }
+    if (log)
+        log("cancel latency");
+    rows.push_back(cancelLatency(quick ? 3 : 5));
+    return rows;
+}
+
+} // namespace shardscope::bench

@@ -1,0 +1,33 @@
+#pragma once
+// The search benchmarks behind `shardscope-cli bench` (issue 3 targets). Figures are medians of
+// several runs on one thread; targets are reported, never asserted.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace shardscope::bench {
+
+/// One benchmark case's measured figures.
+struct BenchRow {
+    std::string name;          ///< what the row measures
+    std::string model;
+    int devices = 0;
+    std::string algorithm;     ///< as requested
+    std::string mesh;          ///< as requested ("auto" or the axes)
+    std::string chosenMesh;    ///< what the search kept
+    int runs = 0;
+    double medianSeconds = 0;  ///< engine wall time, median of the runs
+    double states = 0;
+    int ops = 0;
+    double stepTime = 0;       ///< the plan's step time
+    double baselineStepTime = 0; ///< best feasible baseline (dp, megatron, megatron-sp) on the chosen mesh
+    bool feasible = false;
+    std::string target;        ///< the issue's target for this row, in words
+};
+
+/// Runs every case; `quick` runs fewer repetitions and skips the largest contrast runs. `log` is told
+/// each case as it starts.
+std::vector<BenchRow> runBench(bool quick, const std::function<void(const std::string&)>& log);
+
+} // namespace shardscope::bench
