@@ -150,8 +150,12 @@ bool better(const Score& a, const Score& b) {
     return a.stepTime < b.stepTime;
 }
 
-MeshOutcome searchOnMesh(const SearchRequest& r, const Mesh& mesh, int meshIndex, ProgressSink& sink,
+MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int meshIndex, ProgressSink& sink,
                          const RepeatedBlocks* folded) {
+    // ZeRO without axes means: over this mesh's data axis.
+    SearchRequest r = request;
+    if (r.settings.zeroStage > 0 && r.settings.zeroAxes == 0)
+        r.settings.zeroAxes = axisBit(mesh.find("data").value_or(AxisId(0)));
     const Graph& g = *r.graph;
     const CostModel model(g, *r.cluster, mesh, r.settings);
     MeshOutcome out;
@@ -344,47 +348,65 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     }
     const RepeatedBlocks* folded = blocks ? &*blocks : nullptr;
     ProgressSink sink(r, int(meshes.size()), start);
-    std::vector<MeshOutcome> outcomes(meshes.size());
-    std::vector<std::string> errors(meshes.size());
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t i = next++; i < meshes.size(); i = next++) {
-            try {
-                outcomes[i] = searchOnMesh(r, meshes[i], int(i), sink, folded);
-            } catch (const InputError& e) {
-                errors[i] = e.what();
-            }
-        }
-    };
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t threads = std::min<std::size_t>(meshes.size(), r.threads > 0 ? std::size_t(r.threads) : hw);
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool)
-        t.join();
-
     auto result = std::make_shared<SearchResult>();
     SearchReport& report = result->report;
-    const MeshOutcome* best = nullptr;
-    for (std::size_t i = 0; i < meshes.size(); ++i) {
-        if (!errors[i].empty()) {
-            if (meshes.size() == 1)
-                throw InputError(errors[i]);
-            report.notes.push_back(meshes[i].toString() + ": " + errors[i]);
-            continue;
+    // Every mesh on the thread pool; outcomes and errors by mesh index, so the choice is deterministic.
+    auto searchMeshes = [&](const SearchRequest& req) {
+        std::vector<MeshOutcome> outcomes(meshes.size());
+        std::vector<std::string> errors(meshes.size());
+        std::atomic<std::size_t> next{0};
+        auto worker = [&] {
+            for (std::size_t i = next++; i < meshes.size(); i = next++) {
+                try {
+                    outcomes[i] = searchOnMesh(req, meshes[i], int(i), sink, folded);
+                } catch (const InputError& e) {
+                    errors[i] = e.what();
+                }
+            }
+        };
+        const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+        const std::size_t threads = std::min<std::size_t>(meshes.size(), r.threads > 0 ? std::size_t(r.threads) : hw);
+        std::vector<std::thread> pool;
+        for (std::size_t t = 1; t < threads; ++t)
+            pool.emplace_back(worker);
+        worker();
+        for (auto& t : pool)
+            t.join();
+        std::optional<MeshOutcome> best;
+        for (std::size_t i = 0; i < meshes.size(); ++i) {
+            if (!errors[i].empty()) {
+                if (meshes.size() == 1)
+                    throw InputError(errors[i]);
+                report.notes.push_back(meshes[i].toString() + ": " + errors[i]);
+                continue;
+            }
+            const MeshOutcome& o = outcomes[i];
+            report.statesExplored += o.states;
+            report.cancelled = report.cancelled || o.cancelled;
+            if (!o.valid)
+                continue;
+            report.meshesTried.push_back({meshes[i], o.stepTime, o.feasible});
+            for (const std::string& n : o.notes)
+                report.notes.push_back(meshes.size() > 1 ? meshes[i].toString() + ": " + n : n);
+            if (!best || better(Score{o.stepTime, o.feasible}, Score{best->stepTime, best->feasible}))
+                best = o;
         }
-        const MeshOutcome& o = outcomes[i];
-        report.statesExplored += o.states;
-        report.cancelled = report.cancelled || o.cancelled;
-        if (!o.valid)
-            continue;
-        report.meshesTried.push_back({meshes[i], o.stepTime, o.feasible});
-        for (const std::string& n : o.notes)
-            report.notes.push_back(meshes.size() > 1 ? meshes[i].toString() + ": " + n : n);
-        if (!best || better(Score{o.stepTime, o.feasible}, Score{best->stepTime, best->feasible}))
-            best = &o;
+        return best;
+    };
+    std::optional<MeshOutcome> best = searchMeshes(r);
+    // Nothing fits without ZeRO: shard parameter storage over the data axis, stage by stage.
+    for (int stage = 1; best && !best->feasible && r.settings.zeroStage == 0 && stage <= 3 &&
+                        !r.stop.stop_requested();
+         ++stage) {
+        SearchRequest zero = r;
+        zero.settings.zeroStage = stage;
+        zero.settings.zeroAxes = 0;
+        auto withZero = searchMeshes(zero);
+        if (withZero && withZero->feasible) {
+            report.notes.push_back("no plan fit without ZeRO; ZeRO stage " + std::to_string(stage) +
+                                   " over the data axis made one fit");
+            best = std::move(withZero);
+        }
     }
     if (!best)
         throw InputError("search: no mesh could be searched");
@@ -396,7 +418,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     report.searchSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     // The chosen plan's full breakdown, timed apart: it is the result's presentation, not the search.
     const auto evaluated = Clock::now();
-    const CostModel model(*r.graph, *r.cluster, result->plan.mesh, r.settings);
+    const CostModel model(*r.graph, *r.cluster, result->plan.mesh, result->plan.settings);
     result->evaluation = evaluate(model, result->plan);
     report.evaluationSeconds = std::chrono::duration<double>(Clock::now() - evaluated).count();
     return result;

@@ -227,6 +227,21 @@ private slots:
         }
         QVERIFY(r->evaluation->feasible);
     }
+    void zeroIsAddedWhenNothingFitsWithoutIt() {
+        // hidden = 1001 divides by no mesh axis, so no op can shard its weights; only ZeRO can. 2M
+        // parameters need 16 B each replicated (32 MB), but 2 + 2 + 12/8 B with ZeRO-1 over 8 (11 MB).
+        const Graph g = preset("mlp", {"hidden=1001", "ffn=1001"});
+        Cluster c = clusterPreset("dgx-a100", 1);
+        c.device.memoryBytes = 20e6;
+        const auto r = search(request(g, c, "data=8"));
+        QVERIFY2(r->evaluation->feasible, r->evaluation->overflow.c_str());
+        QVERIFY(r->plan.settings.zeroStage >= 1);
+        QCOMPARE(r->plan.settings.zeroAxes, AxisSet(1));
+        bool noted = false;
+        for (const std::string& n : r->report.notes)
+            noted = noted || n.find("ZeRO stage") != std::string::npos;
+        QVERIFY(noted);
+    }
     void locksAreKept() {
         const Graph g = preset("mlp");
         const Cluster c = clusterPreset("dgx-a100", 1);
