@@ -47,4 +47,14 @@ Feature pool(GraphBuilder& gb, const Feature& x, I stride, const std::string& na
     return {t, x.c, x.size / stride};
 }
 
+void classifier(GraphBuilder& gb, const Feature& x, I classes, TensorId labels, I n) {
+    const TensorId avg = gb.op("head.avgpool", OpKind::Pool, "([n,c,P,Q])->([n,c])", {x.t}, {n, x.c}, "head",
+                               OpHints{"n", "c", "", ""});
+    const TensorId wfc = gb.param("head.fc.weight", {x.c, classes});
+    const TensorId logits = gb.op("head.fc", OpKind::MatMul, "([n,c],[c,k])->([n,k])", {avg, wfc}, {n, classes},
+                                  "head", OpHints{"n", "k", "", ""});
+    gb.op("loss", OpKind::CrossEntropy, "([n,k],[n])->([n]) {k:local}", {logits, labels}, {n}, "head",
+          OpHints{"n", "k", "", ""});
+}
+
 } // namespace shardscope::conv

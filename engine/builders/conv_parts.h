@@ -30,4 +30,7 @@ Feature unit(GraphBuilder& gb, const Feature& x, std::int64_t out, std::int64_t 
 Feature pool(GraphBuilder& gb, const Feature& x, std::int64_t stride, const std::string& name,
              const std::string& block, std::int64_t n);
 
+/// Global average pooling, a linear classifier to `classes` and the cross-entropy loss against `labels`.
+void classifier(GraphBuilder& gb, const Feature& x, std::int64_t classes, TensorId labels, std::int64_t n);
+
 } // namespace shardscope::conv

@@ -122,13 +122,7 @@ Graph buildInception(const ModelParams& p, int microBatch, const std::string& na
     x = reductionD(gb, x, "mixed_7a", n);
     x = moduleE(gb, x, "mixed_7b", n);
     x = moduleE(gb, x, "mixed_7c", n);
-    const TensorId avg = gb.op("head.avgpool", OpKind::Pool, "([n,c,P,Q])->([n,c])", {x.t}, {n, x.c}, "head",
-                               OpHints{"n", "c", "", ""});
-    const TensorId wfc = gb.param("head.fc.weight", {x.c, p.classes});
-    const TensorId logits = gb.op("head.fc", OpKind::MatMul, "([n,c],[c,k])->([n,k])", {avg, wfc}, {n, p.classes},
-                                  "head", OpHints{"n", "k", "", ""});
-    gb.op("loss", OpKind::CrossEntropy, "([n,k],[n])->([n]) {k:local}", {logits, labels}, {n}, "head",
-          OpHints{"n", "k", "", ""});
+    conv::classifier(gb, x, p.classes, labels, n);
     return gb.finish();
 }
 

@@ -52,13 +52,7 @@ Graph buildResnet(const ModelParams& p, int microBatch, const std::string& name)
         for (int i = 0; i < blocks[stage]; ++i)
             x = bottleneck(gb, x, widths[stage], (stage > 0 && i == 0) ? 2 : 1,
                            "layer" + std::to_string(stage + 1) + "." + std::to_string(i), n);
-    const TensorId avg = gb.op("head.avgpool", OpKind::Pool, "([n,c,P,Q])->([n,c])", {x.t}, {n, x.c}, "head",
-                               OpHints{"n", "c", "", ""});
-    const TensorId wfc = gb.param("head.fc.weight", {x.c, p.classes});
-    const TensorId logits = gb.op("head.fc", OpKind::MatMul, "([n,c],[c,k])->([n,k])", {avg, wfc}, {n, p.classes},
-                                  "head", OpHints{"n", "k", "", ""});
-    gb.op("loss", OpKind::CrossEntropy, "([n,k],[n])->([n]) {k:local}", {logits, labels}, {n}, "head",
-          OpHints{"n", "k", "", ""});
+    conv::classifier(gb, x, p.classes, labels, n);
     return gb.finish();
 }
 

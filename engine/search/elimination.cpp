@@ -36,6 +36,20 @@ Graph interactionGraph(const std::vector<CostTable>& factors, const std::vector<
     return adj;
 }
 
+/// Removes `v` from the interaction graph, merging its dependent set into its neighbours' (fill-in).
+/// Returns the dependent set it had.
+std::set<int> eliminateVertex(Graph& adj, int v) {
+    const std::set<int> dependents = adj[std::size_t(v)];
+    for (int u : dependents) {
+        adj[std::size_t(u)].erase(v);
+        for (int w : dependents)
+            if (w != u)
+                adj[std::size_t(u)].insert(w);
+    }
+    adj[std::size_t(v)].clear();
+    return dependents;
+}
+
 } // namespace
 
 std::vector<int> Elimination::greedyOrder(const std::vector<bool>& keep) const {
@@ -59,32 +73,15 @@ std::vector<int> Elimination::greedyOrder(const std::vector<bool>& keep) const {
             return order;
         order.push_back(best);
         done[std::size_t(best)] = true;
-        // Merge the dependent set into the neighbours' sets (fill-in), then drop the vertex.
-        const std::set<int> dependents = adj[std::size_t(best)];
-        for (int u : dependents) {
-            adj[std::size_t(u)].erase(best);
-            for (int w : dependents)
-                if (w != u)
-                    adj[std::size_t(u)].insert(w);
-        }
-        adj[std::size_t(best)].clear();
+        eliminateVertex(adj, best);
     }
 }
 
 double Elimination::largestTableOf(const std::vector<int>& order) const {
     Graph adj = interactionGraph(factors_, alive_, domains_.size());
     double largest = 0;
-    for (int v : order) {
-        const std::set<int> dependents = adj[std::size_t(v)];
-        largest = std::max(largest, tableSize(domains_, dependents, v));
-        for (int u : dependents) {
-            adj[std::size_t(u)].erase(v);
-            for (int w : dependents)
-                if (w != u)
-                    adj[std::size_t(u)].insert(w);
-        }
-        adj[std::size_t(v)].clear();
-    }
+    for (int v : order)
+        largest = std::max(largest, tableSize(domains_, eliminateVertex(adj, v), v));
     return largest;
 }
 

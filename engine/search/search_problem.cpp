@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace shardscope {
 
@@ -79,9 +80,16 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
                              : folded->exit(0).value;
         return {from, int(source[e.to.index()])};
     };
-    std::map<std::pair<int, int>, std::size_t> pairIndex;
+    auto key = [](int a, int b) { return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b); };
+    std::unordered_map<std::uint64_t, std::size_t> pairIndex;
+    pairIndex.reserve(edges.size());
     std::vector<std::vector<double>> sums;
-    std::map<std::size_t, std::pair<std::pair<int, int>, bool>> sharedPairs; // pair -> (twin pair, transposed)
+    struct Shared {
+        bool shared = false;
+        std::uint64_t twin = 0;   ///< key of the twin pair
+        bool transposed = false;  ///< the twin's ops are ordered the other way round
+    };
+    std::vector<Shared> sharedPairs;
     for (std::size_t i = 0; i < edges.size(); ++i) {
         if ((i & 0x3f) == 0 && stop.stop_requested()) {
             cancelled_ = true;
@@ -90,14 +98,15 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
         const Edge& e = edges[i];
         const int u = e.from.value, w = e.to.value;
         const int a = std::min(u, w), b = std::max(u, w);
-        auto [it, fresh] = pairIndex.emplace(std::make_pair(a, b), pairs_.size());
+        auto [it, fresh] = pairIndex.emplace(key(a, b), pairs_.size());
         if (fresh) {
             pairs_.push_back(PairTable{a, b, nullptr});
             sums.emplace_back();
+            sharedPairs.emplace_back();
         }
         if (folded && folded->blockOf[e.to.index()] >= 2) {
             const auto [tu, tw] = twinOf(e);
-            sharedPairs[it->second] = {{std::min(tu, tw), std::max(tu, tw)}, (u < w) != (tu < tw)};
+            sharedPairs[it->second] = Shared{true, key(std::min(tu, tw), std::max(tu, tw)), (u < w) != (tu < tw)};
             continue;
         }
         std::vector<double>& sum = sums[it->second];
@@ -111,11 +120,13 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
                 sum[u == a ? x * kb + y : y * kb + x] += t[x * kw + y];
     }
     for (std::size_t p = 0; p < pairs_.size(); ++p)
-        if (!sharedPairs.count(p))
+        if (!sharedPairs[p].shared)
             pairs_[p].values = std::make_shared<const std::vector<double>>(std::move(sums[p]));
-    for (const auto& [p, twin] : sharedPairs) {
-        const PairTable& src = pairs_[pairIndex.at(twin.first)];
-        if (!twin.second) {
+    for (std::size_t p = 0; p < pairs_.size(); ++p) {
+        if (!sharedPairs[p].shared)
+            continue;
+        const PairTable& src = pairs_[pairIndex.at(sharedPairs[p].twin)];
+        if (!sharedPairs[p].transposed) {
             pairs_[p].values = src.values;
             continue;
         }

@@ -131,7 +131,7 @@ BenchRow cancelLatency(int runs) {
 } // namespace
 
 std::vector<BenchRow> runBench(bool quick, const std::function<void(const std::string&)>& log) {
-    const int runs = quick ? 3 : 5;
+    const int runs = quick ? 3 : 7;
     std::vector<Case> cases{
         {"gpt3-175b, 1024 GPUs, mesh auto", "gpt3-175b", {}, 128, "auto", "auto", "under 1 s in total"},
     };
