@@ -16,7 +16,10 @@ std::string scaled(double value, const char* const* suffixes, int count, double 
     }
     char buf[64];
     const int digits = std::fabs(v) >= 100 ? 0 : (std::fabs(v) >= 10 ? 1 : 2);
-    std::snprintf(buf, sizeof buf, "%.*f %s", digits, v, suffixes[i]);
+    if (suffixes[i][0] == '\0')
+        std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    else
+        std::snprintf(buf, sizeof buf, "%.*f %s", digits, v, suffixes[i]);
     return buf;
 }
 
