@@ -290,6 +290,19 @@ EdgeCost CostModel::edgeCost(const Edge& e, const OpStrategy& from, const OpStra
     return edgeCost(e, producerEnd(e, from), consumerEnd(e, to));
 }
 
+double CostModel::edgeTime(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
+    const double bytes = graph_.tensor(e.tensor).bytes();
+    const int m = settings_.microbatches;
+    const int forwardCount = recomputed(graph_.op(e.to)) ? 2 * m : m;
+    double t = 0;
+    for (const ReshardStep& step : reshard(from.value, to.value, bytes, mesh_))
+        t += forwardCount * comm_.time(step.kind, step.axes, step.bytes);
+    if (needsGrad_[e.tensor.index()])
+        for (const ReshardStep& step : reshard(to.gradient, from.gradient, bytes, mesh_))
+            t += m * comm_.time(step.kind, step.axes, step.bytes);
+    return t;
+}
+
 EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
     const Tensor& t = graph_.tensor(e.tensor);
     const int m = settings_.microbatches;

@@ -46,6 +46,8 @@ public:
     ConsumerEnd consumerEnd(const Edge& e, const OpStrategy& to) const;
     /// Cost of edge `e` between two ends; edgeCost(e, f, t) == edgeCost(e, producerEnd(e, f), consumerEnd(e, t)).
     EdgeCost edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
+    /// Seconds per step of edge `e` between two ends: edgeCost(e, from, to).time(), without the breakdown.
+    double edgeTime(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
 
     /// Every edge, ordered by consumer in topological order.
     const std::vector<Edge>& edges() const { return edges_; }

@@ -111,6 +111,7 @@ CostTable Elimination::combine(const std::vector<const CostTable*>& factors, con
         argmin->assign(size, 0);
     std::vector<int> digit(ns, 0);
     std::vector<std::size_t> base(nf, 0);
+    std::vector<double> acc(std::size_t(kv), 0.0);
     for (std::size_t row = 0; row < size; ++row) {
         // Large tables take a while: honour a stop request inside them too.
         if (stop && *stop && (row & 0xffff) == 0xffff && (*stop)()) {
@@ -118,17 +119,26 @@ CostTable Elimination::combine(const std::vector<const CostTable*>& factors, con
             out.table.clear();
             return out;
         }
+        // Sum the factors over the eliminated variable's values, one factor at a time (the inner loop
+        // is contiguous for a factor whose last variable is the eliminated one).
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (std::size_t f = 0; f < nf; ++f) {
+            const double* t = factors[f]->table.data() + base[f];
+            const std::size_t sv = stride[f * (ns + 1) + ns];
+            if (sv == 1)
+                for (int x = 0; x < kv; ++x)
+                    acc[std::size_t(x)] += t[x];
+            else
+                for (int x = 0; x < kv; ++x)
+                    acc[std::size_t(x)] += t[std::size_t(x) * sv];
+        }
         double best = kInfinity;
         int arg = 0;
-        for (int x = 0; x < kv; ++x) {
-            double sum = 0;
-            for (std::size_t f = 0; f < nf; ++f)
-                sum += factors[f]->table[base[f] + std::size_t(x) * stride[f * (ns + 1) + ns]];
-            if (sum < best) {
-                best = sum;
+        for (int x = 0; x < kv; ++x)
+            if (acc[std::size_t(x)] < best) {
+                best = acc[std::size_t(x)];
                 arg = x;
             }
-        }
         out.table[row] = best;
         if (argmin)
             (*argmin)[row] = arg;

@@ -57,6 +57,16 @@ public:
             history_.emplace_back(std::chrono::duration<double>(Clock::now() - start_).count(), stepTime);
         }
     }
+    /// Records a plan that fits.
+    void fits(double stepTime) {
+        std::lock_guard lock(mutex_);
+        bestFeasible_ = std::min(bestFeasible_, stepTime);
+    }
+    /// The fastest plan that fits found so far on any mesh (infinity if none).
+    double bestFeasible() {
+        std::lock_guard lock(mutex_);
+        return bestFeasible_;
+    }
     std::vector<std::pair<double, double>> history() {
         std::lock_guard lock(mutex_);
         return history_;
@@ -69,6 +79,7 @@ private:
     Clock::time_point start_;
     std::map<int, double> done_;
     double best_ = std::numeric_limits<double>::infinity();
+    double bestFeasible_ = std::numeric_limits<double>::infinity();
     std::vector<std::pair<double, double>> history_;
 };
 
@@ -252,6 +263,8 @@ MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int mes
             bestScore = sc;
             sink.improved(sc.stepTime);
         }
+        if (sc.feasible)
+            sink.fits(sc.stepTime);
         return sc.feasible;
     };
     Solution sol = solveOnce(0);
@@ -266,8 +279,12 @@ MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int mes
     out.cancelled = !sol.complete;
 
     // Memory: a Lagrangian weight on memory, raised by 16x until the plan fits (up to a weight at which
-    // memory dominates), then bisected geometrically for the smallest weight that fits.
-    if (!best.empty() && !bestScore.feasible && !out.cancelled) {
+    // memory dominates), then bisected geometrically for the smallest weight that fits. A weight can
+    // only slow the plan down, so the sweep is skipped when even the unweighted plan is slower than
+    // one that already fits on another mesh (this cannot change which plan wins).
+    if (!best.empty() && !bestScore.feasible && !out.cancelled && bestScore.stepTime > sink.bestFeasible()) {
+        out.notes.push_back("memory: not swept; the unconstrained plan is already slower than one that fits");
+    } else if (!best.empty() && !bestScore.feasible && !out.cancelled) {
         const double scale = bestScore.stepTime / capacity;
         double lo = scale * 1e-3, hi = scale;
         int solves = 0;
@@ -315,10 +332,16 @@ MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int mes
 } // namespace
 
 std::vector<Mesh> candidateMeshes(int devices, int perNode) {
+    // Minor axes stay inside a node: the model axis (and a third, seq, axis) divide the node size.
     std::vector<Mesh> meshes{Mesh{{MeshAxis{"data", devices}}}};
     for (int m = 2; m <= perNode && m <= devices; m *= 2)
         if (perNode % m == 0 && devices % m == 0)
             meshes.push_back(Mesh{{MeshAxis{"data", devices / m}, MeshAxis{"model", m}}});
+    for (int inner = 4; inner <= perNode && inner <= devices; inner *= 2)
+        for (int q = 2; q < inner; q *= 2)
+            if (perNode % inner == 0 && devices % inner == 0 && devices / inner > 1)
+                meshes.push_back(
+                    Mesh{{MeshAxis{"data", devices / inner}, MeshAxis{"seq", q}, MeshAxis{"model", inner / q}}});
     return meshes;
 }
 
@@ -356,7 +379,10 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         std::vector<std::string> errors(meshes.size());
         std::atomic<std::size_t> next{0};
         auto worker = [&] {
-            for (std::size_t i = next++; i < meshes.size(); i = next++) {
+            // The most model-parallel meshes first: they tend to fit, which lets the others skip their
+            // memory sweeps.
+            for (std::size_t k = next++; k < meshes.size(); k = next++) {
+                const std::size_t i = meshes.size() - 1 - k;
                 try {
                     outcomes[i] = searchOnMesh(req, meshes[i], int(i), sink, folded);
                 } catch (const InputError& e) {

@@ -67,8 +67,9 @@ struct SearchResult {
 /// Throws InputError for an unknown algorithm, a bad lock or a mesh that does not fit the cluster.
 std::shared_ptr<const SearchResult> search(const SearchRequest& request);
 
-/// The meshes "choose the mesh" tries for `devices` devices with `perNode` per node: one data axis,
-/// and data x model with model a divisor of the node size.
+/// The meshes "choose the mesh" tries for `devices` devices with `perNode` per node: one data axis;
+/// data x model with model a divisor of the node size; data x seq x model with seq x model a divisor
+/// of the node size (the minor axes stay inside a node).
 std::vector<Mesh> candidateMeshes(int devices, int perNode);
 
 } // namespace shardscope

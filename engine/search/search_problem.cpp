@@ -148,7 +148,7 @@ std::vector<double> SearchProblem::edgeTable(const Edge& e) const {
     std::vector<double> distinct(from.ends.size() * to.ends.size());
     for (std::size_t i = 0; i < from.ends.size(); ++i)
         for (std::size_t j = 0; j < to.ends.size(); ++j)
-            distinct[i * to.ends.size() + j] = model_.edgeCost(e, from.ends[i], to.ends[j]).time();
+            distinct[i * to.ends.size() + j] = model_.edgeTime(e, from.ends[i], to.ends[j]);
     std::vector<double> table(cu.size() * cw.size());
     for (std::size_t i = 0; i < cu.size(); ++i)
         for (std::size_t j = 0; j < cw.size(); ++j)

@@ -13,8 +13,7 @@ int dimOf(const TensorSharding& t, std::size_t axis) {
 
 } // namespace
 
-std::vector<ReshardStep> reshard(const TensorSharding& from, const TensorSharding& to, double fullBytes,
-                                 const Mesh& mesh) {
+ReshardSteps reshard(const TensorSharding& from, const TensorSharding& to, double fullBytes, const Mesh& mesh) {
     AxisSet allReduce = 0, reduceScatter = 0, allToAll = 0, allGather = 0, slice = 0;
     for (std::size_t a = 0; a < mesh.rank(); ++a) {
         const AxisSet bit = AxisSet(1) << a;
@@ -38,7 +37,7 @@ std::vector<ReshardStep> reshard(const TensorSharding& from, const TensorShardin
             slice |= bit;
         }
     }
-    std::vector<ReshardStep> steps;
+    ReshardSteps steps;
     // Local size as the steps proceed: start from the producer's shard.
     double local = fullBytes / mesh.groupSize(from.splitAxes());
     if (allReduce) {

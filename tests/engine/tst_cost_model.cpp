@@ -136,6 +136,16 @@ private slots:
         QCOMPARE(s.eval->stepTime, compute + comm + opt);
         QCOMPARE(s.eval->exposedCommTime, s.eval->commTime);
     }
+    void edgeTimeIsTheEdgeCostsTime() {
+        // The search's allocation-free edge time must equal the broken-down edge cost.
+        Setup s("moe", {"layers=1"}, 1, "data=4,model=2", "megatron-sp");
+        for (const Edge& e : s.model->edges()) {
+            const auto& from = s.plan.strategies[e.from.index()];
+            const auto& to = s.plan.strategies[e.to.index()];
+            QCOMPARE(s.model->edgeTime(e, s.model->producerEnd(e, from), s.model->consumerEnd(e, to)),
+                     s.model->edgeCost(e, from, to).time());
+        }
+    }
     void memoryOfDataParallelByHand() {
         // Replicated: bf16 parameters and gradients (2 + 2 bytes) and Adam's fp32 master, m, v (12 bytes).
         Setup s("gpt", {}, 1, "data=8", "dp");

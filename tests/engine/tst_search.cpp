@@ -195,7 +195,7 @@ private slots:
         const auto r = search(request(g, c, "auto"));
         QVERIFY(r->evaluation->feasible);
         QCOMPARE(r->report.algorithm, std::string("tapas"));
-        QCOMPARE(r->report.meshesTried.size(), std::size_t(4));
+        QCOMPARE(r->report.meshesTried.size(), candidateMeshes(1024, 8).size());
         const Plan dp = baselinePlan(g, Mesh::parse("data=1024"), "dp", {});
         QVERIFY(r->evaluation->stepTime < evaluate(CostModel(g, c, dp.mesh, dp.settings), dp)->stepTime);
         for (const Mesh& m : candidateMeshes(1024, 8))
