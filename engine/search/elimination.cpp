@@ -114,7 +114,7 @@ CostTable Elimination::combine(const std::vector<const CostTable*>& factors, con
     std::vector<double> acc(std::size_t(kv), 0.0);
     for (std::size_t row = 0; row < size; ++row) {
         // Large tables take a while: honour a stop request inside them too.
-        if (stop && *stop && (row & 0xffff) == 0xffff && (*stop)()) {
+        if (stop && *stop && (row & 0xfff) == 0xfff && (*stop)()) {
             out.vars.clear();
             out.table.clear();
             return out;

@@ -164,12 +164,16 @@ bool better(const Score& a, const Score& b) {
 MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int meshIndex, ProgressSink& sink,
                          const RepeatedBlocks* folded) {
     // ZeRO without axes means: over this mesh's data axis.
+    MeshOutcome out;
+    if (request.stop.stop_requested()) {
+        out.cancelled = true; // not searched; search() falls back if no mesh was
+        return out;
+    }
     SearchRequest r = request;
     if (r.settings.zeroStage > 0 && r.settings.zeroAxes == 0)
         r.settings.zeroAxes = axisBit(mesh.find("data").value_or(AxisId(0)));
     const Graph& g = *r.graph;
     const CostModel model(g, *r.cluster, mesh, r.settings);
-    MeshOutcome out;
     const double capacity = r.cluster->device.memoryBytes;
 
     // Ops of folded blocks 3..L share the tables (and the baseline strategy) of their twin in block 2.
@@ -203,20 +207,11 @@ MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int mes
         sink.report(meshIndex, 1.0);
         return out;
     };
-    auto stoppedEarly = [&] {
-        // Stopped before any table was built: the first baseline, scored by a full evaluation.
-        out.cancelled = true;
-        Plan p = baselines.empty() ? Plan::replicated(g.ops().size(), mesh) : baselines.front();
-        const auto e = evaluate(model, p);
-        return finish(std::move(p), "baseline:" + (baselines.empty() ? std::string("replicated") : p.name),
-                      e->stepTime, e->feasible);
-    };
-    if (r.stop.stop_requested())
-        return stoppedEarly();
-
     const SearchProblem problem(model, r.locks, folded, r.stop);
-    if (problem.cancelled())
-        return stoppedEarly();
+    if (problem.cancelled()) {
+        out.cancelled = true;
+        return out;
+    }
     auto score = [&](const std::vector<int>& choice) {
         return Score{problem.stepTime(choice), problem.peakMemory(choice) <= capacity};
     };
@@ -398,7 +393,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         worker();
         for (auto& t : pool)
             t.join();
-        std::optional<MeshOutcome> best;
+        std::optional<std::size_t> best;
         for (std::size_t i = 0; i < meshes.size(); ++i) {
             if (!errors[i].empty()) {
                 if (meshes.size() == 1)
@@ -414,12 +409,23 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
             report.meshesTried.push_back({meshes[i], o.stepTime, o.feasible});
             for (const std::string& n : o.notes)
                 report.notes.push_back(meshes.size() > 1 ? meshes[i].toString() + ": " + n : n);
-            if (!best || better(Score{o.stepTime, o.feasible}, Score{best->stepTime, best->feasible}))
-                best = o;
+            if (!best || better(Score{o.stepTime, o.feasible},
+                                Score{outcomes[*best].stepTime, outcomes[*best].feasible}))
+                best = i;
         }
-        return best;
+        return best ? std::optional<MeshOutcome>(std::move(outcomes[*best])) : std::nullopt;
     };
     std::optional<MeshOutcome> best = searchMeshes(r);
+    if (!best && r.stop.stop_requested()) {
+        // Stopped before any mesh finished: the data-parallel baseline on the first mesh.
+        best = MeshOutcome{};
+        best->plan = baselinePlan(*r.graph, meshes.front(), "dp", r.settings);
+        best->plan.settings = r.settings;
+        best->plan.name = "search";
+        best->algorithm = "baseline:dp";
+        best->valid = true;
+        report.cancelled = true;
+    }
     // Nothing fits without ZeRO: shard parameter storage over the data axis, stage by stage.
     for (int stage = 1; best && !best->feasible && r.settings.zeroStage == 0 && stage <= 3 &&
                         !r.stop.stop_requested();
@@ -436,7 +442,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     }
     if (!best)
         throw InputError("search: no mesh could be searched");
-    result->plan = best->plan;
+    result->plan = std::move(best->plan);
     report.algorithm = best->algorithm;
     report.foldedBlocks = best->foldedBlocks;
     report.opsPerBlock = best->opsPerBlock;
