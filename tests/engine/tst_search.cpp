@@ -8,6 +8,7 @@
 #include "engine/io/model_file.h"
 #include "engine/io/plan_file.h"
 #include "engine/plans/baselines.h"
+#include "engine/search/local_search.h"
 #include "engine/search/search.h"
 #include "engine/search/solver.h"
 #include "engine/util/error.h"
@@ -124,6 +125,19 @@ private slots:
         const Solution brute = BruteSolver().solve(problem, 0, {});
         const Solution pase = PaseSolver().solve(problem, 0, {});
         QVERIFY(std::abs(pase.objective - brute.objective) <= 1e-12 * brute.objective);
+    }
+    void localSearchImprovesItsStartAndIsBoundedByTheOptimum() {
+        // The bounded fallback: never worse than where it starts, never better than the exact DP.
+        const Graph g = preset("gpt");
+        const Cluster c = clusterPreset("dgx-a100", 1);
+        const CostModel model(g, c, Mesh::parse("data=4,model=2"), StepSettings{});
+        const SearchProblem problem(model, {});
+        const std::vector<int> start(std::size_t(problem.size()), 0); // everything replicated
+        const Solution local = localSearch(problem, start, 0, 50, {});
+        const Solution exact = PaseSolver().solve(problem, 0, {});
+        QVERIFY(local.objective <= problem.objective(start, 0));
+        QVERIFY(local.objective >= exact.objective * (1 - 1e-12));
+        QVERIFY(local.note.find("passes") != std::string::npos);
     }
     void bruteRefusesHugeSpaces() {
         const Graph g = preset("gpt");
