@@ -1,8 +1,17 @@
 #include "engine/builders/conv_parts.h"
 
+#include "engine/util/error.h"
+
 namespace shardscope::conv {
 
 using I = std::int64_t;
+
+std::pair<Feature, TensorId> imageInputs(GraphBuilder& gb, I image, I n) {
+    if (image % 32 != 0)
+        throw InputError("model parameters: image=" + std::to_string(image) + " must be a multiple of 32");
+    const Feature images{gb.input("images", {n, 3, image, image}, gb.dtype()), 3, image};
+    return {images, gb.input("labels", {n}, DType::INT32)};
+}
 
 Feature conv(GraphBuilder& gb, const Feature& x, I out, I kh, I kw, I stride, const std::string& name,
              const std::string& block, I n) {

@@ -4,6 +4,7 @@
 #include "engine/builders/graph_builder.h"
 
 #include <string>
+#include <utility>
 
 namespace shardscope::conv {
 
@@ -13,6 +14,10 @@ struct Feature {
     std::int64_t c;
     std::int64_t size;
 };
+
+/// The inputs of an image classifier: a batch of `n` RGB images of `image` x `image` pixels in the
+/// graph's dtype, and their labels. Throws InputError unless `image` is a multiple of 32.
+std::pair<Feature, TensorId> imageInputs(GraphBuilder& gb, std::int64_t image, std::int64_t n);
 
 /// Convolution `kh` x `kw`, `stride`, "same" padding, on a batch of `n`. A strided output position P
 /// maps to the input dimension (P, z) with z = stride, so a split of P is a contiguous split of rows.

@@ -5,7 +5,6 @@
 
 #include "engine/builders/builders.h"
 #include "engine/builders/conv_parts.h"
-#include "engine/util/error.h"
 
 #include <vector>
 
@@ -98,12 +97,9 @@ Feature moduleE(GraphBuilder& gb, const Feature& x, const std::string& b, I n) {
 } // namespace
 
 Graph buildInception(const ModelParams& p, int microBatch, const std::string& name) {
-    if (p.image % 32 != 0)
-        throw InputError("model parameters: image=" + std::to_string(p.image) + " must be a multiple of 32");
     const I n = microBatch;
     GraphBuilder gb(name, p.dtype);
-    Feature x{gb.input("images", {n, 3, p.image, p.image}, p.dtype), 3, p.image};
-    const TensorId labels = gb.input("labels", {n}, DType::INT32);
+    auto [x, labels] = conv::imageInputs(gb, p.image, n);
     x = conv::unit(gb, x, 32, 3, 3, 2, "stem.1", "stem", n);
     x = conv::unit(gb, x, 32, 3, 3, 1, "stem.2", "stem", n);
     x = conv::unit(gb, x, 64, 3, 3, 1, "stem.3", "stem", n);

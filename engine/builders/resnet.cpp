@@ -2,7 +2,6 @@
 
 #include "engine/builders/builders.h"
 #include "engine/builders/conv_parts.h"
-#include "engine/util/error.h"
 
 namespace shardscope {
 
@@ -37,12 +36,9 @@ Feature bottleneck(GraphBuilder& gb, const Feature& x, I width, I stride, const 
 } // namespace
 
 Graph buildResnet(const ModelParams& p, int microBatch, const std::string& name) {
-    if (p.image % 32 != 0)
-        throw InputError("model parameters: image=" + std::to_string(p.image) + " must be a multiple of 32");
     const I n = microBatch;
     GraphBuilder gb(name, p.dtype);
-    Feature x{gb.input("images", {n, 3, p.image, p.image}, p.dtype), 3, p.image};
-    const TensorId labels = gb.input("labels", {n}, DType::INT32);
+    auto [x, labels] = conv::imageInputs(gb, p.image, n);
     x = relu(gb, batchNorm(gb, conv2d(gb, x, 64, 7, 2, "stem.conv", "stem", n), "stem.bn", "stem", n), "stem.relu",
              "stem", n);
     x = conv::pool(gb, x, 2, "stem.pool", "stem", n);
