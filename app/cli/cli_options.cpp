@@ -29,6 +29,8 @@ std::string usageText() {
            "                 [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
            "                 [--algo auto|tapas|pase|brute] [--lock PLAN.json] [--threads N] [--plan-out PLAN.json] [--json]\n"
+           "  shardscope-cli simulate ... --strategy NAME|PLAN.json [--overlap on|off] [--bucket-mb N]\n"
+           "                 [--trace out.json] [--json]\n"
            "  shardscope-cli bench [--quick] [--json]      search benchmarks (medians of several runs, one thread)\n"
            "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
 }
@@ -43,8 +45,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         return o;
     }
     if (o.command != "models" && o.command != "clusters" && o.command != "evaluate" && o.command != "search" &&
-        o.command != "bench")
-        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate, search, bench)");
+        o.command != "bench" && o.command != "simulate")
+        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate, search, simulate, bench)");
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -86,6 +88,15 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.algorithm = value();
         else if (a == "--lock" && o.command == "search")
             o.lockPlan = value();
+        else if (a == "--overlap" && o.command == "simulate") {
+            const std::string& v = value();
+            if (v != "on" && v != "off")
+                throw InputError("--overlap " + v + ": expected on or off");
+            o.overlap = v == "on";
+        } else if (a == "--bucket-mb" && o.command == "simulate")
+            o.bucketMb = positiveInt(a, value());
+        else if (a == "--trace" && o.command == "simulate")
+            o.tracePath = value();
         else if (a == "--quick" && o.command == "bench")
             o.quick = true;
         else if (a == "--threads" && o.command == "search")
@@ -93,7 +104,7 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         else
             throw InputError("unknown option '" + a + "'; try --help");
     }
-    if (o.command == "evaluate" || o.command == "search") {
+    if (o.command == "evaluate" || o.command == "search" || o.command == "simulate") {
         if (o.scenario.model.spec.empty())
             throw InputError(o.command + ": --model is required");
         if (o.scenario.cluster.empty())

@@ -19,6 +19,9 @@ struct CliOptions {
     bool meshAuto = false;       ///< search: --mesh auto
     int threads = 0;             ///< search: --threads (0 = hardware)
     bool quick = false;          ///< bench: --quick
+    bool overlap = true;         ///< simulate: --overlap on|off
+    double bucketMb = 25;        ///< simulate: --bucket-mb
+    std::string tracePath;       ///< simulate: --trace out.json
 };
 
 /// Parses `args` (without the program name). Throws InputError naming the bad option.

@@ -17,6 +17,8 @@ int runClusters(const CliOptions& options, std::ostream& out);
 int runEvaluate(const CliOptions& options, std::ostream& out);
 /// `search`: the best plan found, with evaluate's figures and the search report.
 int runSearch(const CliOptions& options, std::ostream& out);
+/// `simulate`: the simulated timeline of one step: step time, busy streams, memory peak, traffic.
+int runSimulate(const CliOptions& options, std::ostream& out);
 /// `bench`: the search benchmarks as a table or JSON.
 int runBench(const CliOptions& options, std::ostream& out);
 /// Prints `e` as evaluate's readable table.

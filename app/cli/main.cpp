@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
             return cli::runModels(options, std::cout);
         if (options.command == "clusters")
             return cli::runClusters(options, std::cout);
+        if (options.command == "simulate")
+            return cli::runSimulate(options, std::cout);
         if (options.command == "bench")
             return cli::runBench(options, std::cout);
         if (options.command == "search")

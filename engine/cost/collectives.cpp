@@ -118,6 +118,32 @@ double CommModel::time(CollectiveKind kind, AxisSet axes, double bytes) const {
     return 0;
 }
 
+std::vector<double> CommModel::bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const {
+    const GroupSpan& s = spans_[axes];
+    std::vector<double> out(cluster_.levels.size(), 0.0);
+    if (s.size <= 1 || bytes <= 0)
+        return out;
+    int levelsSpanned = 0;
+    for (int n : s.perLevel)
+        levelsSpanned += n > 1 ? 1 : 0;
+    const bool hierarchical = s.aligned && levelsSpanned > 1 &&
+                              (kind == CollectiveKind::AllReduce || kind == CollectiveKind::AllGather ||
+                               kind == CollectiveKind::ReduceScatter);
+    if (!hierarchical) {
+        out[std::size_t(s.slowestLevel)] = bytesSent(kind, axes, bytes);
+        return out;
+    }
+    double chunk = bytes;
+    for (int l = 0; l <= s.slowestLevel; ++l) {
+        const int n = s.perLevel[std::size_t(l)];
+        const double share = double(n - 1) / n * chunk;
+        // An all-reduce scatters and gathers inside each inner level and all-reduces across the outermost.
+        out[std::size_t(l)] = kind == CollectiveKind::AllReduce ? 2 * share : share;
+        chunk /= n;
+    }
+    return out;
+}
+
 double CommModel::bytesSent(CollectiveKind kind, AxisSet axes, double bytes) const {
     const int n = spans_[axes].size;
     if (n <= 1)

@@ -50,6 +50,9 @@ public:
     double time(CollectiveKind kind, AxisSet axes, double bytes) const;
     /// Bytes each device sends for the collective (the traffic it adds to links).
     double bytesSent(CollectiveKind kind, AxisSet axes, double bytes) const;
+    /// Bytes each device sends on each link level for the collective, split the way time() splits a
+    /// hierarchical collective; sums to bytesSent() for flat groups.
+    std::vector<double> bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const;
     /// Span of the group of device 0 along `axes`.
     const GroupSpan& span(AxisSet axes) const { return spans_[axes]; }
 

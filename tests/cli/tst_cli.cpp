@@ -189,6 +189,29 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("unknown algorithm"));
     }
+    void simulateJsonAndTrace() {
+        const QString trace = QDir::temp().filePath(QStringLiteral("shardscope-tst.trace.json"));
+        const QStringList base{QStringLiteral("simulate"), QStringLiteral("--model"), QStringLiteral("gpt"),
+                               QStringLiteral("--cluster"), QStringLiteral("dgx-a100"), QStringLiteral("--mesh"),
+                               QStringLiteral("data=4,model=2"), QStringLiteral("--strategy"), QStringLiteral("megatron"),
+                               QStringLiteral("--json")};
+        const Run off = cli(base + QStringList{QStringLiteral("--overlap"), QStringLiteral("off")});
+        const Run on = cli(base + QStringList{QStringLiteral("--trace"), trace});
+        QCOMPARE(off.exitCode, 0);
+        QCOMPARE(on.exitCode, 0);
+        const QJsonObject a = QJsonDocument::fromJson(off.out).object(), b = QJsonDocument::fromJson(on.out).object();
+        for (const char* key : {"step_time_s", "busy_time_s", "exposed_comm_time_s", "peak_memory_bytes",
+                                "peak_memory_time_s", "link_traffic"})
+            QVERIFY2(b.contains(QLatin1String(key)), key);
+        QVERIFY(b[QStringLiteral("step_time_s")].toDouble() <= a[QStringLiteral("step_time_s")].toDouble());
+        QFile f(trace);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(QJsonDocument::fromJson(f.readAll()).object().contains(QStringLiteral("traceEvents")));
+        f.close();
+        QFile::remove(trace);
+        const Run bad = cli(base + QStringList{QStringLiteral("--overlap"), QStringLiteral("maybe")});
+        QCOMPARE(bad.exitCode, 2);
+    }
     void planOutRoundTripsThroughEvaluate() {
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-cli.plan.json"));
         const QStringList base{QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("llama"),
