@@ -22,6 +22,7 @@ struct CliOptions {
     bool overlap = true;         ///< simulate: --overlap on|off
     double bucketMb = 25;        ///< simulate: --bucket-mb
     std::string tracePath;       ///< simulate: --trace out.json
+    std::string eventsPath;      ///< simulate: --events out.json
 };
 
 /// Parses `args` (without the program name). Throws InputError naming the bad option.

@@ -19,6 +19,8 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
     const auto r = simulate(model, s.plan, sim);
     if (!options.tracePath.empty())
         writeFileAtomically(options.tracePath, chromeTraceJson(*r, s.graph, s.cluster, s.plan.mesh));
+    if (!options.eventsPath.empty())
+        writeFileAtomically(options.eventsPath, eventsJson(*r, s.plan.mesh));
     if (options.json) {
         nlohmann::json traffic = nlohmann::json::array();
         for (const LevelTraffic& t : r->traffic)

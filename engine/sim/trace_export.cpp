@@ -48,4 +48,21 @@ std::string chromeTraceJson(const SimResult& r, const Graph& graph, const Cluste
     return json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump() + "\n";
 }
 
+std::string eventsJson(const SimResult& r, const Mesh& mesh) {
+    using nlohmann::json;
+    json list = json::array();
+    for (const SimEvent& e : r.events)
+        list.push_back({{"device", "all"},
+                        {"stream", e.stream == Stream::Compute ? "compute" : "communication"},
+                        {"op", e.name},
+                        {"phase", std::string(phaseName(e.phase))},
+                        {"kind", e.collective ? std::string(collectiveName(e.kind)) : std::string("compute")},
+                        {"start_s", e.start},
+                        {"duration_s", e.duration},
+                        {"bytes", e.bytes},
+                        {"axes", e.collective ? mesh.setName(e.axes) : std::string("-")},
+                        {"microbatch", e.microbatch}});
+    return list.dump(1) + "\n";
+}
+
 } // namespace shardscope

@@ -12,4 +12,8 @@ namespace shardscope {
 /// participants of each collective, and a "C" counter of memory in use.
 std::string chromeTraceJson(const SimResult& r, const Graph& graph, const Cluster& cluster, const Mesh& mesh);
 
+/// The event list as plain JSON for other tools: [{device, stream, op, phase, kind, start_s,
+/// duration_s, bytes, axes}]. `device` is "all": one simulated device class stands for every device.
+std::string eventsJson(const SimResult& r, const Mesh& mesh);
+
 } // namespace shardscope

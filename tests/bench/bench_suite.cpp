@@ -5,6 +5,7 @@
 #include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
 #include "engine/search/search.h"
+#include "engine/sim/simulator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -128,6 +129,36 @@ BenchRow cancelLatency(int runs) {
     return row;
 }
 
+/// Time to simulate one step of gpt3-175b under megatron-sp + ZeRO-3 on `nodes` DGX A100 nodes.
+BenchRow simulationTime(int nodes, int runs) {
+    const Graph g = loadModel(ModelRequest{"gpt3-175b", {}, std::nullopt}, 1);
+    const Cluster c = clusterPreset("dgx-a100", nodes);
+    const Mesh mesh = Mesh::parse("data=" + std::to_string(nodes) + ",model=8");
+    const Plan plan = baselinePlan(g, mesh, "megatron-sp+zero3", {});
+    const CostModel model(g, c, mesh, plan.settings);
+    std::vector<double> times;
+    std::shared_ptr<const SimResult> last;
+    for (int i = 0; i < runs; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        last = simulate(model, plan, SimOptions{});
+        times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    BenchRow row;
+    row.name = "simulate, " + std::to_string(c.deviceCount()) + " GPUs";
+    row.model = "gpt3-175b";
+    row.devices = c.deviceCount();
+    row.algorithm = "sim";
+    row.mesh = row.chosenMesh = mesh.toString();
+    row.runs = runs;
+    row.medianSeconds = median(times);
+    row.states = double(last->events.size());
+    row.ops = int(g.ops().size());
+    row.stepTime = last->stepTime;
+    row.feasible = last->peakMemory <= c.device.memoryBytes;
+    row.target = c.deviceCount() == 1024 ? "under 2 s" : "";
+    return row;
+}
+
 } // namespace
 
 std::vector<BenchRow> runBench(bool quick, const std::function<void(const std::string&)>& log) {
@@ -155,6 +186,11 @@ std::vector<BenchRow> runBench(bool quick, const std::function<void(const std::s
     if (log)
         log("cancel latency");
     rows.push_back(cancelLatency(quick ? 3 : 5));
+    for (int nodes : {1, 8, 128}) {
+        if (log)
+            log("simulate on " + std::to_string(nodes * 8) + " GPUs");
+        rows.push_back(simulationTime(nodes, runs));
+    }
     return rows;
 }
 

@@ -23,7 +23,8 @@ private slots:
     void agreesWithTheAnalyticCost_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("strategy");
-        for (const char* m : {"mlp", "gpt", "llama", "moe", "resnet", "gpt2-small"})
+        for (const char* m : {"mlp", "gpt", "llama", "moe", "resnet", "gpt2-small", "gpt3-1.3b", "gpt3-175b", "llama2-7b",
+                              "llama2-70b", "mixtral-8x7b", "resnet50", "inception-v3"})
             for (const char* s : {"dp", "megatron", "megatron-sp", "zero1", "zero2", "zero3", "megatron-sp+zero3"})
                 QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(m), QLatin1String(s))))
                     << QString::fromLatin1(m) << QString::fromLatin1(s);
@@ -98,6 +99,11 @@ private slots:
         QVERIFY(complete > 0);
         QCOMPARE(named.size(), 8);
         QVERIFY(!flows.isEmpty());
+        // The plain event list has one entry per simulated event, with its fields.
+        const QJsonArray list = QJsonDocument::fromJson(QByteArray::fromStdString(eventsJson(*r, mesh))).array();
+        QCOMPARE(list.size(), qsizetype(r->events.size()));
+        for (const char* key : {"device", "stream", "op", "phase", "kind", "start_s", "duration_s", "bytes", "axes"})
+            QVERIFY2(list[0].toObject().contains(QLatin1String(key)), key);
     }
 };
 
