@@ -44,7 +44,7 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
     }
     ops_.resize(n);
     for (std::size_t v = 0; v < n; ++v) {
-        if ((v & 0x3f) == 0 && stop.stop_requested()) {
+        if (stop.stop_requested()) {
             cancelled_ = true;
             return;
         }
@@ -91,7 +91,7 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
     };
     std::vector<Shared> sharedPairs;
     for (std::size_t i = 0; i < edges.size(); ++i) {
-        if ((i & 0x3f) == 0 && stop.stop_requested()) {
+        if (stop.stop_requested()) {
             cancelled_ = true;
             return;
         }
