@@ -24,7 +24,10 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
     if (options.json) {
         nlohmann::json traffic = nlohmann::json::array();
         for (const LevelTraffic& t : r->traffic)
-            traffic.push_back({{"level", t.level}, {"bytes_per_step", t.bytesPerStep}});
+            traffic.push_back({{"level", t.level},
+                               {"bytes_per_step", t.bytesPerStep},
+                               {"busiest_pair", t.busiestPair},
+                               {"busiest_pair_bytes", t.busiestPairBytes}});
         nlohmann::json j{{"model", s.graph.name},
                          {"mesh", s.plan.mesh.toString()},
                          {"overlap", options.overlap},
@@ -45,7 +48,8 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
         << formatSeconds(r->exposedComm) << ")\n";
     out << "memory     peak " << formatBytes(r->peakMemory) << " at " << formatSeconds(r->peakMemoryTime) << "\n";
     for (const LevelTraffic& t : r->traffic)
-        out << "traffic    " << t.level << ": " << formatBytes(t.bytesPerStep) << " per step\n";
+        out << "traffic    " << t.level << ": " << formatBytes(t.bytesPerStep) << " per step, busiest "
+            << t.busiestPair << " (" << formatBytes(t.busiestPairBytes) << ")\n";
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "engine/sim/simulator.h"
 
 #include <algorithm>
+#include <map>
 
 namespace shardscope {
 
@@ -162,7 +163,14 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
     result->memory.push_back({0, baseline + workspace});
     result->peakMemory = baseline + workspace;
     const CommModel& comm = model.comm();
-    std::vector<double> levelBytes(model.cluster().levels.size(), 0.0);
+    std::map<AxisSet, std::vector<double>> levelBytes; // per device, by the axes a collective runs on
+    auto addTraffic = [&](CollectiveKind kind, AxisSet axes, double bytes, int times) {
+        const auto perLevel = comm.bytesPerLevel(kind, axes, bytes);
+        auto& sum = levelBytes[axes];
+        sum.resize(perLevel.size(), 0.0);
+        for (std::size_t l = 0; l < perLevel.size(); ++l)
+            sum[l] += perLevel[l] * times;
+    };
     for (Task& t : tasks) {
         double start = t.stream == Stream::Compute ? computeFree : std::max(commFree, computeFree);
         if (t.waitsForBuckets)
@@ -183,11 +191,8 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
             else
                 bucketsDone = std::max(bucketsDone, end);
         }
-        if (t.event.collective && t.event.op.valid()) {
-            const auto bytes = comm.bytesPerLevel(t.event.kind, t.event.axes, t.event.bytes);
-            for (std::size_t l = 0; l < bytes.size(); ++l)
-                levelBytes[l] += bytes[l];
-        }
+        if (t.event.collective && t.event.op.valid())
+            addTraffic(t.event.kind, t.event.axes, t.event.bytes, 1);
         if (t.allocate > 0 || t.release > 0) {
             live += t.allocate - t.release;
             const double now = baseline + workspace + live;
@@ -203,15 +208,11 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
     // Buckets merge several tensors' collectives; their traffic is the sum of the parts.
     for (const OpCost& c : costs)
         for (const CollectiveCost& cc : c.collectives)
-            if (cc.phase == Phase::Step && cc.purpose == CommPurpose::GradientSync) {
-                const auto bytes = comm.bytesPerLevel(cc.kind, cc.axes, cc.bytes);
-                for (std::size_t l = 0; l < bytes.size(); ++l)
-                    levelBytes[l] += bytes[l] * cc.count;
-            }
+            if (cc.phase == Phase::Step && cc.purpose == CommPurpose::GradientSync)
+                addTraffic(cc.kind, cc.axes, cc.bytes, cc.count);
     result->stepTime = last;
     result->exposedComm = result->stepTime - result->computeBusy;
-    for (std::size_t l = 0; l < levelBytes.size(); ++l)
-        result->traffic.push_back({model.cluster().levels[l].name, levelBytes[l] * result->devices});
+    result->traffic = linkTraffic(model.cluster(), model.mesh(), levelBytes);
     std::sort(result->events.begin(), result->events.end(),
               [](const SimEvent& a, const SimEvent& b) { return a.start < b.start; });
     return result;

@@ -10,6 +10,7 @@
 
 #include "engine/cost/cost_model.h"
 #include "engine/plans/plan.h"
+#include "engine/sim/link_traffic.h"
 
 #include <memory>
 #include <string>
@@ -38,12 +39,6 @@ struct SimEvent {
 struct MemorySample {
     double time = 0;
     double bytes = 0;
-};
-
-/// Bytes per step sent over one link level, summed over every device.
-struct LevelTraffic {
-    std::string level;
-    double bytesPerStep = 0;
 };
 
 /// Simulation settings.

@@ -68,6 +68,22 @@ private slots:
         QVERIFY(on->stepTime < 0.95 * off->stepTime);
         QVERIFY(on->exposedComm < off->exposedComm);
     }
+    void busiestPairsByHand() {
+        // dp over 16 GPUs on two nodes: one all-reduce per parameter over the data axis, hierarchical:
+        // inside each node a ring of 8 devices, across a ring of the 2 nodes on the node's 1/8 share.
+        const Graph g = loadModel(ModelRequest{"mlp", {"layers=1"}, std::nullopt}, 1);
+        const Cluster c = clusterPreset("dgx-a100", 2);
+        const Mesh mesh = Mesh::parse("data=16");
+        const Plan plan = baselinePlan(g, mesh, "dp", {});
+        const CostModel cm(g, c, mesh, plan.settings);
+        const auto r = simulate(cm, plan, SimOptions{});
+        const double S = g.parameterCount() * 2; // bf16 gradients
+        // Inside: reduce-scatter + all-gather, 2 (8-1)/8 S per device to its ring successor.
+        QCOMPARE(r->traffic[0].busiestPairBytes, 2.0 * 7 / 8 * S);
+        // Across: all-reduce of S/8 between 2 nodes, 2 (2-1)/2 S/8 per device, 8 devices per node.
+        QCOMPARE(r->traffic[1].busiestPairBytes, 2.0 * 1 / 2 * (S / 8) * 8);
+        QCOMPARE(QString::fromStdString(r->traffic[1].busiestPair), QStringLiteral("node 0 -> node 1"));
+    }
     void traceValidates() {
         const Graph g = loadModel(ModelRequest{"gpt", {"layers=1"}, std::nullopt}, 1);
         const Cluster c = clusterPreset("dgx-a100", 1);

@@ -1,0 +1,27 @@
+#pragma once
+// Traffic on the links of each level: totals and the busiest pair of endpoints (devices inside a
+// node, nodes across the cluster), assuming ring collectives in device order.
+
+#include "engine/cluster/cluster.h"
+#include "engine/cluster/mesh.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+/// Bytes per step sent over one link level, summed over every device, and its busiest link.
+struct LevelTraffic {
+    std::string level;
+    double bytesPerStep = 0;
+    std::string busiestPair;       ///< "device 3 -> device 4" or "node 0 -> node 1"; "-" when idle
+    double busiestPairBytes = 0;
+};
+
+/// Per level traffic from `perDevice`: for each axis set, the bytes one device sends per level per
+/// step (CommModel::bytesPerLevel summed over the step's collectives on that set).
+std::vector<LevelTraffic> linkTraffic(const Cluster& cluster, const Mesh& mesh,
+                                      const std::map<AxisSet, std::vector<double>>& perDevice);
+
+} // namespace shardscope
