@@ -72,52 +72,58 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
     // and the parameter all-gathers of ZeRO 1 and 2.
     std::vector<Task> tasks;
     std::vector<CollectiveCost> stepSync, stepGather;
-    std::vector<OpId> stepSyncOp, stepGatherOp;
+    std::vector<OpId> stepGatherOp;
     const auto& order = g.topoOrder();
+    // Issues the collectives of `list` (of op `o`, micro-batch `mb`) that `keep` selects.
+    auto issue = [&](const std::vector<CollectiveCost>& list, OpId o, int mb, auto keep) {
+        for (const CollectiveCost& cc : list)
+            if (keep(cc))
+                tasks.push_back(commTask(g, o, cc, mb));
+    };
     for (int mb = 0; mb < m; ++mb) {
         for (OpId o : order) {
             const OpCost& c = costs[o.index()];
-            for (const CollectiveCost& cc : c.collectives)
-                if (cc.phase == Phase::Forward && cc.purpose != CommPurpose::Statistics)
-                    tasks.push_back(commTask(g, o, cc, mb));
-            for (const CollectiveCost& cc : incoming[o.index()])
-                if (cc.phase == Phase::Forward)
-                    tasks.push_back(commTask(g, o, cc, mb));
+            issue(c.collectives, o, mb, [](const CollectiveCost& cc) {
+                return cc.phase == Phase::Forward && cc.purpose != CommPurpose::Statistics;
+            });
+            issue(incoming[o.index()], o, mb, [](const CollectiveCost& cc) { return cc.phase == Phase::Forward; });
             Task fwd = computeTask(g, o, "", Phase::Forward, c.forward / m, mb);
             fwd.allocate = c.memory.activations;
             tasks.push_back(fwd);
-            for (const CollectiveCost& cc : c.collectives)
-                if (cc.phase == Phase::Forward && cc.purpose == CommPurpose::Statistics)
-                    tasks.push_back(commTask(g, o, cc, mb));
+            issue(c.collectives, o, mb, [](const CollectiveCost& cc) {
+                return cc.phase == Phase::Forward && cc.purpose == CommPurpose::Statistics;
+            });
         }
         for (auto it = order.rbegin(); it != order.rend(); ++it) {
             const OpId o = *it;
             const OpCost& c = costs[o.index()];
             if (c.recompute > 0) {
                 tasks.push_back(computeTask(g, o, " (recompute)", Phase::Backward, c.recompute / m, mb));
-                for (const CollectiveCost& cc : incoming[o.index()])
-                    if (cc.phase == Phase::Forward && perMicrobatch(cc, m) == 2)
-                        tasks.push_back(commTask(g, o, cc, mb));
+                issue(incoming[o.index()], o, mb, [m](const CollectiveCost& cc) {
+                    return cc.phase == Phase::Forward && perMicrobatch(cc, m) == 2;
+                });
             }
-            for (const CollectiveCost& cc : c.collectives)
-                if (cc.phase == Phase::Backward && cc.purpose == CommPurpose::ParameterGather)
-                    tasks.push_back(commTask(g, o, cc, mb));
+            issue(c.collectives, o, mb, [](const CollectiveCost& cc) {
+                return cc.phase == Phase::Backward && cc.purpose == CommPurpose::ParameterGather;
+            });
             Task bwd = computeTask(g, o, " (backward)", Phase::Backward, c.backward / m, mb);
             bwd.release = c.memory.activations;
             tasks.push_back(bwd);
-            for (const CollectiveCost& cc : c.collectives)
-                if (cc.phase == Phase::Backward && cc.purpose != CommPurpose::ParameterGather)
-                    tasks.push_back(commTask(g, o, cc, mb));
-            for (const CollectiveCost& cc : incoming[o.index()])
-                if (cc.phase == Phase::Backward)
-                    tasks.push_back(commTask(g, o, cc, mb));
+            issue(c.collectives, o, mb, [](const CollectiveCost& cc) {
+                return cc.phase == Phase::Backward && cc.purpose != CommPurpose::ParameterGather;
+            });
+            issue(incoming[o.index()], o, mb, [](const CollectiveCost& cc) { return cc.phase == Phase::Backward; });
             if (mb + 1 < m)
                 continue;
             // Gradient synchronisation is ready once the op's last backward is done: bucket it.
             for (const CollectiveCost& cc : c.collectives)
                 if (cc.phase == Phase::Step) {
-                    (cc.purpose == CommPurpose::GradientSync ? stepSync : stepGather).push_back(cc);
-                    (cc.purpose == CommPurpose::GradientSync ? stepSyncOp : stepGatherOp).push_back(o);
+                    if (cc.purpose == CommPurpose::GradientSync) {
+                        stepSync.push_back(cc);
+                    } else {
+                        stepGather.push_back(cc);
+                        stepGatherOp.push_back(o);
+                    }
                 }
             double bucketBytes = 0;
             for (std::size_t i = 0; i < stepSync.size(); ++i)
@@ -139,7 +145,6 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
                 bucket.event.microbatch = mb;
                 tasks.push_back(bucket);
                 stepSync.clear();
-                stepSyncOp.clear();
             }
         }
     }

@@ -17,6 +17,27 @@
 
 using namespace shardscope;
 
+namespace {
+
+/// A baseline plan of a preset with its cost model, kept alive together.
+struct Scene {
+    Graph graph;
+    Cluster cluster;
+    Mesh mesh;
+    Plan plan;
+    std::unique_ptr<CostModel> model;
+
+    Scene(const std::string& preset, std::vector<std::string> sets, int nodes, const std::string& meshText,
+          const std::string& strategy)
+        : graph(loadModel(ModelRequest{preset, std::move(sets), std::nullopt}, 1)),
+          cluster(clusterPreset("dgx-a100", nodes)), mesh(Mesh::parse(meshText)),
+          plan(baselinePlan(graph, mesh, strategy, {})),
+          model(std::make_unique<CostModel>(graph, cluster, mesh, plan.settings)) {}
+    std::shared_ptr<const SimResult> run(SimOptions options = {}) const { return simulate(*model, plan, options); }
+};
+
+} // namespace
+
 class TestSimulator : public QObject {
     Q_OBJECT
 private slots:
@@ -58,26 +79,18 @@ private slots:
     }
     void overlapHidesGradientSynchronisation() {
         // Data parallel on one node: the bucketed all-reduces run behind the backward.
-        const Graph g = loadModel(ModelRequest{"gpt", {}, std::nullopt}, 1);
-        const Cluster c = clusterPreset("dgx-a100", 1);
-        const Mesh mesh = Mesh::parse("data=8");
-        const Plan plan = baselinePlan(g, mesh, "dp", {});
-        const CostModel cm(g, c, mesh, plan.settings);
-        const auto off = simulate(cm, plan, SimOptions{false, 25e6});
-        const auto on = simulate(cm, plan, SimOptions{true, 25e6});
+        const Scene s("gpt", {}, 1, "data=8", "dp");
+        const auto off = s.run(SimOptions{false, 25e6});
+        const auto on = s.run(SimOptions{true, 25e6});
         QVERIFY(on->stepTime < 0.95 * off->stepTime);
         QVERIFY(on->exposedComm < off->exposedComm);
     }
     void busiestPairsByHand() {
         // dp over 16 GPUs on two nodes: one all-reduce per parameter over the data axis, hierarchical:
         // inside each node a ring of 8 devices, across a ring of the 2 nodes on the node's 1/8 share.
-        const Graph g = loadModel(ModelRequest{"mlp", {"layers=1"}, std::nullopt}, 1);
-        const Cluster c = clusterPreset("dgx-a100", 2);
-        const Mesh mesh = Mesh::parse("data=16");
-        const Plan plan = baselinePlan(g, mesh, "dp", {});
-        const CostModel cm(g, c, mesh, plan.settings);
-        const auto r = simulate(cm, plan, SimOptions{});
-        const double S = g.parameterCount() * 2; // bf16 gradients
+        const Scene s("mlp", {"layers=1"}, 2, "data=16", "dp");
+        const auto r = s.run();
+        const double S = s.graph.parameterCount() * 2; // bf16 gradients
         // Inside: reduce-scatter + all-gather, 2 (8-1)/8 S per device to its ring successor.
         QCOMPARE(r->traffic[0].busiestPairBytes, 2.0 * 7 / 8 * S);
         // Across: all-reduce of S/8 between 2 nodes, 2 (2-1)/2 S/8 per device, 8 devices per node.
@@ -85,14 +98,10 @@ private slots:
         QCOMPARE(QString::fromStdString(r->traffic[1].busiestPair), QStringLiteral("node 0 -> node 1"));
     }
     void traceValidates() {
-        const Graph g = loadModel(ModelRequest{"gpt", {"layers=1"}, std::nullopt}, 1);
-        const Cluster c = clusterPreset("dgx-a100", 1);
-        const Mesh mesh = Mesh::parse("data=4,model=2");
-        const Plan plan = baselinePlan(g, mesh, "megatron", {});
-        const CostModel cm(g, c, mesh, plan.settings);
-        const auto r = simulate(cm, plan, SimOptions{});
+        const Scene s("gpt", {"layers=1"}, 1, "data=4,model=2", "megatron");
+        const auto r = s.run();
         const QJsonObject doc =
-            QJsonDocument::fromJson(QByteArray::fromStdString(chromeTraceJson(*r, g, c, mesh))).object();
+            QJsonDocument::fromJson(QByteArray::fromStdString(chromeTraceJson(*r, s.graph, s.cluster, s.mesh))).object();
         const QJsonArray events = doc[QStringLiteral("traceEvents")].toArray();
         QSet<int> named;
         QMap<int, int> flows;
@@ -116,7 +125,7 @@ private slots:
         QCOMPARE(named.size(), 8);
         QVERIFY(!flows.isEmpty());
         // The plain event list has one entry per simulated event, with its fields.
-        const QJsonArray list = QJsonDocument::fromJson(QByteArray::fromStdString(eventsJson(*r, mesh))).array();
+        const QJsonArray list = QJsonDocument::fromJson(QByteArray::fromStdString(eventsJson(*r, s.mesh))).array();
         QCOMPARE(list.size(), qsizetype(r->events.size()));
         for (const char* key : {"device", "stream", "op", "phase", "kind", "start_s", "duration_s", "bytes", "axes"})
             QVERIFY2(list[0].toObject().contains(QLatin1String(key)), key);
