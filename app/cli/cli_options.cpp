@@ -30,7 +30,7 @@ std::string usageText() {
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
            "                 [--algo auto|tapas|pase|brute] [--lock PLAN.json] [--threads N] [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli simulate ... --strategy NAME|PLAN.json [--overlap on|off] [--bucket-mb N]\n"
-           "                 [--trace out.json] [--events out.json] [--json]\n"
+           "                 [--trace out.json] [--events out.json] [--devices all|0-7,64] [--json]\n"
            "  shardscope-cli bench [--quick] [--json]      search benchmarks (medians of several runs, one thread)\n"
            "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
 }
@@ -99,6 +99,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.tracePath = value();
         else if (a == "--events" && o.command == "simulate")
             o.eventsPath = value();
+        else if (a == "--devices" && o.command == "simulate")
+            o.devices = value();
         else if (a == "--quick" && o.command == "bench")
             o.quick = true;
         else if (a == "--threads" && o.command == "search")

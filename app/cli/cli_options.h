@@ -23,6 +23,7 @@ struct CliOptions {
     double bucketMb = 25;        ///< simulate: --bucket-mb
     std::string tracePath;       ///< simulate: --trace out.json
     std::string eventsPath;      ///< simulate: --events out.json
+    std::string devices;         ///< simulate: --devices all|0-7,64 (default: node 0 and one per class)
 };
 
 /// Parses `args` (without the program name). Throws InputError naming the bad option.

@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "engine/cost/cost_model.h"
+#include "engine/sim/device_selection.h"
 #include "engine/sim/simulator.h"
 #include "engine/sim/trace_export.h"
 #include "engine/io/json_fields.h"
@@ -16,11 +17,15 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
     SimOptions sim;
     sim.overlap = options.overlap;
     sim.bucketBytes = options.bucketMb * 1e6;
+    const int devices = s.plan.mesh.deviceCount();
+    // Checked before the simulation, so a bad list fails fast.
+    const std::vector<int> chosen = options.devices.empty() ? std::vector<int>{} : parseDeviceList(options.devices, devices);
     const auto r = simulate(model, s.plan, sim);
+    const std::vector<int> shown = chosen.empty() ? defaultShownDevices(*r, s.cluster) : chosen;
     if (!options.tracePath.empty())
-        writeFileAtomically(options.tracePath, chromeTraceJson(*r, s.graph, s.cluster, s.plan.mesh));
+        writeFileAtomically(options.tracePath, chromeTraceJson(*r, s.cluster, s.plan.mesh, shown));
     if (!options.eventsPath.empty())
-        writeFileAtomically(options.eventsPath, eventsJson(*r, s.plan.mesh));
+        writeFileAtomically(options.eventsPath, eventsJson(*r, s.plan.mesh, shown));
     if (options.json) {
         nlohmann::json traffic = nlohmann::json::array();
         for (const LevelTraffic& t : r->traffic)
@@ -28,6 +33,11 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
                                {"bytes_per_step", t.bytesPerStep},
                                {"busiest_pair", t.busiestPair},
                                {"busiest_pair_bytes", t.busiestPairBytes}});
+        nlohmann::json classes = nlohmann::json::array();
+        for (const DeviceTimeline& line : r->classes)
+            classes.push_back({{"devices", formatDeviceRanges(line.devices)},
+                               {"step_time_s", line.stepTime},
+                               {"comm_busy_s", line.commBusy}});
         nlohmann::json j{{"model", s.graph.name},
                          {"mesh", s.plan.mesh.toString()},
                          {"overlap", options.overlap},
@@ -36,7 +46,8 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
                          {"exposed_comm_time_s", r->exposedComm},
                          {"peak_memory_bytes", r->peakMemory},
                          {"peak_memory_time_s", r->peakMemoryTime},
-                         {"events", r->events.size()},
+                         {"events", r->eventCount()},
+                         {"device_classes", classes},
                          {"link_traffic", traffic}};
         out << j.dump(1) << "\n";
         return 0;
@@ -46,6 +57,10 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
     out << "step time  " << formatSeconds(r->stepTime) << " (compute busy " << formatSeconds(r->computeBusy)
         << ", communication busy " << formatSeconds(r->commBusy) << ", exposed communication "
         << formatSeconds(r->exposedComm) << ")\n";
+    if (r->classes.size() > 1)
+        for (const DeviceTimeline& line : r->classes)
+            out << "devices    " << formatDeviceRanges(line.devices) << ": step " << formatSeconds(line.stepTime)
+                << ", communication busy " << formatSeconds(line.commBusy) << "\n";
     out << "memory     peak " << formatBytes(r->peakMemory) << " at " << formatSeconds(r->peakMemoryTime) << "\n";
     for (const LevelTraffic& t : r->traffic)
         out << "traffic    " << t.level << ": " << formatBytes(t.bytesPerStep) << " per step, busiest "

@@ -82,6 +82,28 @@ std::string Mesh::setName(AxisSet set) const {
     return s.empty() ? "-" : s;
 }
 
+int Mesh::groupLeader(int device, AxisSet set) const {
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        if (set & (AxisSet(1) << i))
+            device -= coordinate(device, AxisId(i)) * stride(AxisId(i));
+    return device;
+}
+
+std::vector<std::vector<int>> Mesh::groups(AxisSet set) const {
+    const int devices = deviceCount();
+    std::vector<int> slot(static_cast<std::size_t>(devices), -1);
+    std::vector<std::vector<int>> out;
+    for (int d = 0; d < devices; ++d) {
+        int& s = slot[static_cast<std::size_t>(groupLeader(d, set))];
+        if (s < 0) {
+            s = static_cast<int>(out.size());
+            out.emplace_back();
+        }
+        out[static_cast<std::size_t>(s)].push_back(d);
+    }
+    return out;
+}
+
 void Mesh::verify(int devices, const std::string& clusterName) const {
     if (deviceCount() != devices)
         throw InputError("mesh " + toString() + " has " + std::to_string(deviceCount()) + " devices but cluster " +

@@ -42,6 +42,13 @@ struct Mesh {
     int groupSize(AxisSet set) const;
     /// Names of the axes in `set`, joined by '+': "data+model"; "-" for the empty set.
     std::string setName(AxisSet set) const;
+    /// The coordinate of `device` on axis `a`.
+    int coordinate(int device, AxisId a) const { return (device / stride(a)) % size(a); }
+    /// The lowest device of the group over `set` containing `device` (the devices that share its
+    /// coordinates on every axis outside `set`).
+    int groupLeader(int device, AxisSet set) const;
+    /// Every group over `set`: the devices of each in ascending order, groups by their first device.
+    std::vector<std::vector<int>> groups(AxisSet set) const;
     /// Checks the device count equals `devices`. Throws InputError naming both counts.
     void verify(int devices, const std::string& clusterName) const;
 };

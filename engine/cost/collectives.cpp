@@ -2,6 +2,7 @@
 
 #include "engine/util/enum_names.h"
 
+#include <algorithm>
 #include <set>
 
 namespace shardscope {
@@ -37,43 +38,66 @@ double allGatherTime(int n, double bytes, double bw, double lat) {
 
 double allToAllTime(int n, double bytes, double bw, double lat) { return allGatherTime(n, bytes, bw, lat); }
 
+GroupSpan spanOfGroup(const Cluster& cluster, const std::vector<int>& ids) {
+    GroupSpan span;
+    span.size = static_cast<int>(ids.size());
+    span.perLevel.assign(cluster.levels.size(), 1);
+    int product = 1;
+    int radix = 1;
+    for (std::size_t l = 0; l < cluster.levels.size(); ++l) {
+        std::set<int> positions;
+        for (int id : ids)
+            positions.insert((id / radix) % cluster.levels[l].size);
+        span.perLevel[l] = static_cast<int>(positions.size());
+        product *= span.perLevel[l];
+        if (span.perLevel[l] > 1)
+            span.slowestLevel = static_cast<int>(l);
+        radix *= cluster.levels[l].size;
+    }
+    span.aligned = product == span.size;
+    return span;
+}
+
 CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : cluster_(cluster) {
-    const std::size_t rank = mesh.rank();
-    spans_.resize(std::size_t(1) << rank);
+    spans_.resize(std::size_t(1) << mesh.rank());
+    for (AxisSet set = 0; set < spans_.size(); ++set)
+        for (const std::vector<int>& group : mesh.groups(set)) {
+            GroupSpan span = spanOfGroup(cluster, group);
+            if (std::find(spans_[set].begin(), spans_[set].end(), span) == spans_[set].end())
+                spans_[set].push_back(std::move(span));
+        }
+}
+
+CommModel::CommModel(const Cluster& cluster, const Mesh& mesh, int device) : cluster_(cluster) {
+    spans_.resize(std::size_t(1) << mesh.rank());
     for (AxisSet set = 0; set < spans_.size(); ++set) {
-        // Device ids of the group containing device 0.
-        std::vector<int> ids{0};
-        for (std::size_t i = 0; i < rank; ++i) {
-            if (!(set & (AxisSet(1) << i)))
-                continue;
-            const AxisId a(i);
-            std::vector<int> next;
-            for (int id : ids)
-                for (int k = 0; k < mesh.size(a); ++k)
-                    next.push_back(id + k * mesh.stride(a));
-            ids.swap(next);
-        }
-        GroupSpan& span = spans_[set];
-        span.size = static_cast<int>(ids.size());
-        span.perLevel.assign(cluster.levels.size(), 1);
-        int product = 1;
-        int radix = 1;
-        for (std::size_t l = 0; l < cluster.levels.size(); ++l) {
-            std::set<int> positions;
-            for (int id : ids)
-                positions.insert((id / radix) % cluster.levels[l].size);
-            span.perLevel[l] = static_cast<int>(positions.size());
-            product *= span.perLevel[l];
-            if (span.perLevel[l] > 1)
-                span.slowestLevel = static_cast<int>(l);
-            radix *= cluster.levels[l].size;
-        }
-        span.aligned = product == span.size;
+        std::vector<int> group;
+        const int leader = mesh.groupLeader(device, set);
+        for (int d = 0; d < mesh.deviceCount(); ++d)
+            if (mesh.groupLeader(d, set) == leader)
+                group.push_back(d);
+        spans_[set].push_back(spanOfGroup(cluster, group));
     }
 }
 
+const GroupSpan& CommModel::slowest(CollectiveKind kind, AxisSet axes, double bytes) const {
+    const std::vector<GroupSpan>& all = spans_[axes];
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < all.size(); ++i)
+        if (spanTime(all[i], kind, bytes) > spanTime(all[best], kind, bytes))
+            best = i;
+    return all[best];
+}
+
 double CommModel::time(CollectiveKind kind, AxisSet axes, double bytes) const {
-    const GroupSpan& s = spans_[axes];
+    const std::vector<GroupSpan>& all = spans_[axes];
+    double t = spanTime(all.front(), kind, bytes);
+    for (std::size_t i = 1; i < all.size(); ++i)
+        t = std::max(t, spanTime(all[i], kind, bytes));
+    return t;
+}
+
+double CommModel::spanTime(const GroupSpan& s, CollectiveKind kind, double bytes) const {
     if (s.size <= 1 || bytes <= 0)
         return 0;
     const LinkLevel& slow = cluster_.levels[static_cast<std::size_t>(s.slowestLevel)];
@@ -119,7 +143,7 @@ double CommModel::time(CollectiveKind kind, AxisSet axes, double bytes) const {
 }
 
 std::vector<double> CommModel::bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const {
-    const GroupSpan& s = spans_[axes];
+    const GroupSpan& s = slowest(kind, axes, bytes);
     std::vector<double> out(cluster_.levels.size(), 0.0);
     if (s.size <= 1 || bytes <= 0)
         return out;
@@ -145,7 +169,7 @@ std::vector<double> CommModel::bytesPerLevel(CollectiveKind kind, AxisSet axes, 
 }
 
 double CommModel::bytesSent(CollectiveKind kind, AxisSet axes, double bytes) const {
-    const int n = spans_[axes].size;
+    const int n = spans_[axes].front().size;
     if (n <= 1)
         return 0;
     switch (kind) {

@@ -38,27 +38,43 @@ struct GroupSpan {
     std::vector<int> perLevel;      ///< distinct positions the group takes at each level
     bool aligned = true;            ///< size == product of perLevel (a clean hierarchical group)
     int slowestLevel = 0;           ///< outermost level with perLevel > 1
+
+    bool operator==(const GroupSpan&) const = default;
 };
 
-/// Collective costs for one cluster and mesh, with the span of every axis set precomputed.
+/// How the devices `ids` spread over the levels of `cluster`.
+GroupSpan spanOfGroup(const Cluster& cluster, const std::vector<int>& ids);
+
+/// Collective costs for one cluster and mesh, with the spans of every axis set precomputed.
+///
+/// On a mesh whose axes nest into the link levels (every group of an axis set spreads the same way)
+/// all groups cost the same. Otherwise, say `model=3` on 4-GPU nodes, some groups straddle a node
+/// boundary: the whole-mesh model costs a collective at its slowest group, since the SPMD step waits
+/// for it, and a per-device model costs the groups of one device (the simulator's device classes).
 class CommModel {
 public:
-    /// Precomputes spans for all 2^rank axis sets. Assumes the mesh fits the cluster.
+    /// Every group of all 2^rank axis sets; a collective costs its slowest group.
+    /// Assumes the mesh fits the cluster.
     CommModel(const Cluster& cluster, const Mesh& mesh);
+    /// Only the groups containing `device`.
+    CommModel(const Cluster& cluster, const Mesh& mesh, int device);
 
     /// Time of collective `kind` over the devices spanned by `axes`, with `bytes` as in the header.
     double time(CollectiveKind kind, AxisSet axes, double bytes) const;
     /// Bytes each device sends for the collective (the traffic it adds to links).
     double bytesSent(CollectiveKind kind, AxisSet axes, double bytes) const;
-    /// Bytes each device sends on each link level for the collective, split the way time() splits a
-    /// hierarchical collective; sums to bytesSent() for flat groups.
+    /// Bytes each device sends on each link level for the collective (in its slowest group), split
+    /// the way time() splits a hierarchical collective; sums to bytesSent() for flat groups.
     std::vector<double> bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const;
-    /// Span of the group of device 0 along `axes`.
-    const GroupSpan& span(AxisSet axes) const { return spans_[axes]; }
+    /// The distinct spans of the groups along `axes` (one on a mesh that nests into the levels).
+    const std::vector<GroupSpan>& spans(AxisSet axes) const { return spans_[axes]; }
 
 private:
+    double spanTime(const GroupSpan& s, CollectiveKind kind, double bytes) const;
+    const GroupSpan& slowest(CollectiveKind kind, AxisSet axes, double bytes) const;
+
     const Cluster& cluster_;
-    std::vector<GroupSpan> spans_;
+    std::vector<std::vector<GroupSpan>> spans_;
 };
 
 } // namespace shardscope

@@ -1,46 +1,47 @@
 #include "engine/sim/link_traffic.h"
 
+#include <set>
+
 namespace shardscope {
 
-std::vector<LevelTraffic> linkTraffic(const Cluster& cluster, const Mesh& mesh,
-                                      const std::map<AxisSet, std::vector<double>>& perDevice) {
+std::vector<LevelTraffic> linkTraffic(const Cluster& cluster, const Mesh& mesh, const std::vector<int>& classOf,
+                                      const std::vector<std::map<AxisSet, std::vector<double>>>& perClass) {
     const std::size_t levels = cluster.levels.size();
-    const int devices = mesh.deviceCount();
     std::vector<LevelTraffic> out(levels);
     std::vector<std::map<std::pair<int, int>, double>> pairs(levels);
     for (std::size_t l = 0; l < levels; ++l)
         out[l].level = cluster.levels[l].name;
-    for (const auto& [axes, bytes] : perDevice) {
-        // Groups: devices sharing their coordinates on the other axes.
-        std::map<std::vector<int>, std::vector<int>> groups;
-        for (int d = 0; d < devices; ++d) {
-            std::vector<int> key;
-            for (std::size_t a = 0; a < mesh.rank(); ++a)
-                if (!(axes & (AxisSet(1) << a)))
-                    key.push_back((d / mesh.stride(AxisId(a))) % mesh.axes[a].size);
-            groups[key].push_back(d);
-        }
+    std::set<AxisSet> sets;
+    for (const auto& byClass : perClass)
+        for (const auto& entry : byClass)
+            sets.insert(entry.first);
+    // Bytes device `d` sends on level `l` for collectives over `axes`.
+    auto sent = [&](int d, AxisSet axes, std::size_t l) {
+        const auto& byClass = perClass[static_cast<std::size_t>(classOf[static_cast<std::size_t>(d)])];
+        const auto it = byClass.find(axes);
+        return it == byClass.end() || l >= it->second.size() ? 0.0 : it->second[l];
+    };
+    for (AxisSet axes : sets) {
+        const auto groups = mesh.groups(axes);
         int radix = 1;
         for (std::size_t l = 0; l < levels; ++l) {
             const int size = cluster.levels[l].size;
-            if (bytes[l] > 0)
-                for (const auto& [key, members] : groups) {
-                    // Endpoints at this level (devices for level 0, nodes for level 1...), with the
-                    // members each holds, ringed inside their parent at the next level up.
-                    std::map<int, std::map<int, int>> byParent;
-                    for (int d : members)
-                        ++byParent[d / radix / size][d / radix];
-                    for (const auto& [parent, endpoints] : byParent) {
-                        if (endpoints.size() < 2)
-                            continue;
-                        for (auto it = endpoints.begin(); it != endpoints.end(); ++it) {
-                            auto next = std::next(it) == endpoints.end() ? endpoints.begin() : std::next(it);
-                            const double sent = bytes[l] * it->second;
-                            pairs[l][{it->first, next->first}] += sent;
-                            out[l].bytesPerStep += sent;
-                        }
+            for (const auto& members : groups) {
+                // Endpoints at this level (devices for level 0, nodes for level 1...) with the bytes
+                // their members send, ringed inside their parent at the next level up.
+                std::map<int, std::map<int, double>> byParent;
+                for (int d : members)
+                    byParent[d / radix / size][d / radix] += sent(d, axes, l);
+                for (const auto& [parent, endpoints] : byParent) {
+                    if (endpoints.size() < 2)
+                        continue;
+                    for (auto it = endpoints.begin(); it != endpoints.end(); ++it) {
+                        auto next = std::next(it) == endpoints.end() ? endpoints.begin() : std::next(it);
+                        pairs[l][{it->first, next->first}] += it->second;
+                        out[l].bytesPerStep += it->second;
                     }
                 }
+            }
             radix *= size;
         }
     }

@@ -19,9 +19,10 @@ struct LevelTraffic {
     double busiestPairBytes = 0;
 };
 
-/// Per level traffic from `perDevice`: for each axis set, the bytes one device sends per level per
-/// step (CommModel::bytesPerLevel summed over the step's collectives on that set).
-std::vector<LevelTraffic> linkTraffic(const Cluster& cluster, const Mesh& mesh,
-                                      const std::map<AxisSet, std::vector<double>>& perDevice);
+/// Per level traffic from `perClass`: per device class (`classOf` gives each device's), for each axis
+/// set, the bytes one device sends per level per step (CommModel::bytesPerLevel summed over the
+/// step's collectives on that set).
+std::vector<LevelTraffic> linkTraffic(const Cluster& cluster, const Mesh& mesh, const std::vector<int>& classOf,
+                                      const std::vector<std::map<AxisSet, std::vector<double>>>& perClass);
 
 } // namespace shardscope

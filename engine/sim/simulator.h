@@ -1,39 +1,21 @@
 #pragma once
-// The step simulator (DESIGN 2.7): the task graph of one training step on a device, a compute
-// stream and a communication stream, run event by event.
+// The step simulator (DESIGN 2.7): runs the step program (step_program.h) event by event on every
+// device class (device_classes.h), a collective starting when every participant is ready.
 //
-// Every device of a plan runs the same SPMD program under the analytic model, so one device class
-// is simulated and its timeline stands for every device. With overlap off every task waits for the
-// one before it, on either stream, and the step time equals the analytic step time. With overlap
-// on, gradient synchronisation is bucketed and runs on the communication stream behind the
-// backward; resharding collectives still block the op that reads their result.
+// Devices of one class have the same timeline, so each class is simulated once and its timeline
+// stands for all its members; timeline(device) expands it on demand. With overlap off every task
+// waits for the one before it and the step time equals the analytic step time. With overlap on,
+// bucketed gradient synchronisation runs behind the backward and ZeRO-3 gathers are prefetched.
 
 #include "engine/cost/cost_model.h"
 #include "engine/plans/plan.h"
 #include "engine/sim/link_traffic.h"
+#include "engine/sim/step_program.h"
 
 #include <memory>
-#include <string>
 #include <vector>
 
 namespace shardscope {
-
-enum class Stream { Compute, Comm };
-
-/// One timeline event of the simulated device.
-struct SimEvent {
-    Stream stream = Stream::Compute;
-    OpId op;                       ///< invalid for the optimizer and gradient buckets
-    std::string name;              ///< op name, "optimizer", "gradient bucket 3"
-    Phase phase = Phase::Forward;
-    bool collective = false;
-    CollectiveKind kind = CollectiveKind::AllReduce; ///< when collective
-    AxisSet axes = 0;
-    double bytes = 0;
-    double start = 0;
-    double duration = 0;
-    int microbatch = 0;
-};
 
 /// Memory in use at a moment.
 struct MemorySample {
@@ -41,24 +23,35 @@ struct MemorySample {
     double bytes = 0;
 };
 
-/// Simulation settings.
-struct SimOptions {
-    bool overlap = true;
-    double bucketBytes = 25e6;     ///< gradient bucket size (PyTorch DDP's default 25 MB)
+/// The timeline shared by the devices of one class.
+struct DeviceTimeline {
+    std::vector<int> devices;          ///< members, ascending
+    std::vector<SimEvent> events;      ///< ordered by start
+    std::vector<MemorySample> memory;  ///< memory in use after each change
+    double stepTime = 0;
+    double commBusy = 0;
+    double peakMemoryTime = 0;         ///< first moment at the peak
 };
 
 /// The simulated step. Immutable once built; share as shared_ptr<const>.
 struct SimResult {
-    std::vector<SimEvent> events;  ///< ordered by start
-    double stepTime = 0;
-    double computeBusy = 0;
-    double commBusy = 0;
-    double exposedComm = 0;        ///< time the compute stream waits for communication or idles
-    std::vector<MemorySample> memory;
-    double peakMemory = 0;
-    double peakMemoryTime = 0;
+    std::vector<DeviceTimeline> classes;   ///< class 0 holds device 0
+    std::vector<int> classOfDevice;
+    double stepTime = 0;                   ///< the slowest class's
+    double computeBusy = 0;                ///< the same on every device
+    double commBusy = 0;                   ///< the busiest class's
+    double exposedComm = 0;                ///< step time not covered by compute
+    double peakMemory = 0;                 ///< the same on every device
+    double peakMemoryTime = 0;             ///< on device 0
     std::vector<LevelTraffic> traffic;
     int devices = 0;
+
+    /// The timeline of `device`.
+    const DeviceTimeline& timeline(int device) const {
+        return classes[static_cast<std::size_t>(classOfDevice[static_cast<std::size_t>(device)])];
+    }
+    /// Events simulated (over the classes, not expanded to devices).
+    std::size_t eventCount() const;
 };
 
 /// Simulates one step of `plan`. Assumes plan.verify() is empty and `model` matches the plan.

@@ -151,7 +151,7 @@ BenchRow simulationTime(int nodes, int runs) {
     row.mesh = row.chosenMesh = mesh.toString();
     row.runs = runs;
     row.medianSeconds = median(times);
-    row.states = double(last->events.size());
+    row.states = double(last->eventCount());
     row.ops = int(g.ops().size());
     row.stepTime = last->stepTime;
     row.feasible = last->peakMemory <= c.device.memoryBytes;

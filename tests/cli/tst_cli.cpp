@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QSet>
 #include <QTest>
 
 namespace {
@@ -211,6 +212,22 @@ private slots:
         QFile::remove(trace);
         const Run bad = cli(base + QStringList{QStringLiteral("--overlap"), QStringLiteral("maybe")});
         QCOMPARE(bad.exitCode, 2);
+        // --devices picks what the event list expands: devices 6 and 7 only.
+        const QString events = QDir::temp().filePath(QStringLiteral("shardscope-tst.events.json"));
+        const Run picked = cli(base + QStringList{QStringLiteral("--events"), events, QStringLiteral("--devices"),
+                                                  QStringLiteral("6-7")});
+        QCOMPARE(picked.exitCode, 0);
+        QFile ev(events);
+        QVERIFY(ev.open(QIODevice::ReadOnly));
+        QSet<int> devices;
+        for (const auto& e : QJsonDocument::fromJson(ev.readAll()).object()[QStringLiteral("events")].toArray())
+            devices.insert(e.toObject()[QStringLiteral("device")].toInt());
+        QCOMPARE(devices, (QSet<int>{6, 7}));
+        ev.close();
+        QFile::remove(events);
+        const Run missing = cli(base + QStringList{QStringLiteral("--devices"), QStringLiteral("0-8")});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY2(missing.err.contains("device 8 does not exist"), missing.err.constData());
     }
     void planOutRoundTripsThroughEvaluate() {
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-cli.plan.json"));

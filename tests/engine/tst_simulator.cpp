@@ -12,6 +12,7 @@
 #include "engine/cost/evaluation.h"
 #include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
+#include "engine/sim/device_selection.h"
 #include "engine/sim/simulator.h"
 #include "engine/sim/trace_export.h"
 
@@ -100,35 +101,137 @@ private slots:
     void traceValidates() {
         const Scene s("gpt", {"layers=1"}, 1, "data=4,model=2", "megatron");
         const auto r = s.run();
-        const QJsonObject doc =
-            QJsonDocument::fromJson(QByteArray::fromStdString(chromeTraceJson(*r, s.graph, s.cluster, s.mesh))).object();
+        const std::vector<int> shown = defaultShownDevices(*r, s.cluster);
+        QCOMPARE(shown.size(), std::size_t(8)); // the first node; one class, held by device 0
+        const QJsonObject doc = QJsonDocument::fromJson(
+                                    QByteArray::fromStdString(chromeTraceJson(*r, s.cluster, s.mesh, shown)))
+                                    .object();
         const QJsonArray events = doc[QStringLiteral("traceEvents")].toArray();
-        QSet<int> named;
-        QMap<int, int> flows;
+        QMap<int, QString> processNames;
+        QSet<QPair<int, int>> namedThreads;
+        QMap<int, QPair<int, int>> flowStart; // id -> (pid, finishes)
+        QList<QPair<int, int>> flowFinish;    // (id, pid)
         int complete = 0;
         for (const auto& v : events) {
             const QJsonObject e = v.toObject();
             const QString ph = e[QStringLiteral("ph")].toString();
+            const int pid = e[QStringLiteral("pid")].toInt();
             if (ph == QStringLiteral("X")) {
                 ++complete;
                 for (const char* key : {"ts", "dur", "pid", "tid"})
                     QVERIFY2(e.contains(QLatin1String(key)), key);
+                const QJsonObject args = e[QStringLiteral("args")].toObject();
+                for (const char* key : {"op", "phase"})
+                    QVERIFY2(args.contains(QLatin1String(key)), key);
+                if (e[QStringLiteral("cat")].toString() == QStringLiteral("comm"))
+                    for (const char* key : {"bytes", "axes", "kind"})
+                        QVERIFY2(args.contains(QLatin1String(key)), key);
             } else if (ph == QStringLiteral("M") && e[QStringLiteral("name")].toString() == QStringLiteral("process_name")) {
-                named.insert(e[QStringLiteral("pid")].toInt());
+                processNames[pid] = e[QStringLiteral("args")].toObject()[QStringLiteral("name")].toString();
+            } else if (ph == QStringLiteral("M") && e[QStringLiteral("name")].toString() == QStringLiteral("thread_name")) {
+                namedThreads.insert({pid, e[QStringLiteral("tid")].toInt()});
             } else if (ph == QStringLiteral("s")) {
-                flows[e[QStringLiteral("id")].toInt()] += 1;
+                QVERIFY(!flowStart.contains(e[QStringLiteral("id")].toInt())); // one start per flow
+                flowStart[e[QStringLiteral("id")].toInt()] = {pid, 0};
             } else if (ph == QStringLiteral("f")) {
-                QVERIFY(flows.contains(e[QStringLiteral("id")].toInt())); // every finish has its start
+                flowFinish.append({e[QStringLiteral("id")].toInt(), pid});
             }
         }
         QVERIFY(complete > 0);
-        QCOMPARE(named.size(), 8);
-        QVERIFY(!flows.isEmpty());
-        // The plain event list has one entry per simulated event, with its fields.
-        const QJsonArray list = QJsonDocument::fromJson(QByteArray::fromStdString(eventsJson(*r, s.mesh))).array();
-        QCOMPARE(list.size(), qsizetype(r->events.size()));
-        for (const char* key : {"device", "stream", "op", "phase", "kind", "start_s", "duration_s", "bytes", "axes"})
-            QVERIFY2(list[0].toObject().contains(QLatin1String(key)), key);
+        QCOMPARE(processNames.size(), 8);
+        QCOMPARE(processNames[5], QStringLiteral("node 0 / rank 5"));
+        QCOMPARE(namedThreads.size(), 16);
+        // Flows are paired, and join members of one group: a model-axis collective (stride 1, size 2)
+        // joins devices 2k and 2k+1; a data-axis one (stride 2) devices of equal parity.
+        QVERIFY(!flowStart.isEmpty());
+        for (const auto& [id, pid] : flowFinish) {
+            QVERIFY(flowStart.contains(id));
+            QVERIFY(pid != flowStart[id].first);
+            flowStart[id].second += 1;
+        }
+        for (const auto& start : std::as_const(flowStart))
+            QVERIFY(start.second >= 1);
+        // The plain event list: one entry per event of each listed device, with its fields.
+        const QJsonObject list =
+            QJsonDocument::fromJson(QByteArray::fromStdString(eventsJson(*r, s.mesh, {0, 3}))).object();
+        const QJsonArray listed = list[QStringLiteral("events")].toArray();
+        QCOMPARE(listed.size(), qsizetype(2 * r->timeline(0).events.size()));
+        for (const char* key : {"device", "class", "stream", "op", "phase", "kind", "start_s", "duration_s", "bytes", "axes"})
+            QVERIFY2(listed[0].toObject().contains(QLatin1String(key)), key);
+        QCOMPARE(listed.last().toObject()[QStringLiteral("device")].toInt(), 3);
+        QCOMPARE(list[QStringLiteral("classes")].toArray().size(), 1);
+    }
+    void alignedMeshesHaveOneDeviceClass() {
+        const Scene s("gpt", {"layers=1"}, 4, "data=4,seq=2,model=4", "megatron-sp+zero1");
+        const auto r = s.run();
+        QCOMPARE(r->classes.size(), std::size_t(1));
+        QCOMPARE(r->classes[0].devices.size(), std::size_t(32));
+        QCOMPARE(&r->timeline(31), &r->timeline(0));
+    }
+    void straddlingGroupsFormTheirOwnClass() {
+        // Three 4-GPU nodes, mesh data=4,model=3 (model stride 1, data stride 3). Model groups
+        // {0,1,2} and {9,10,11} stay inside a node; {3,4,5} and {6,7,8} cross a node boundary and
+        // run flat rings over the slower inter-node links. Every data group ({0,3,6,9}, ...) holds
+        // devices of both kinds, so nothing splits further: two classes.
+        Cluster cluster = clusterPreset("dgx-a100", 3);
+        cluster.levels[0].size = 4;
+        const Graph g = loadModel(ModelRequest{"mlp", {"hidden=768", "ffn=3072", "batch=12"}, std::nullopt}, 1);
+        const Mesh mesh = Mesh::parse("data=4,model=3");
+        const Plan plan = baselinePlan(g, mesh, "megatron", {});
+        const CostModel cm(g, cluster, mesh, plan.settings);
+        const auto r = simulate(cm, plan, SimOptions{false, 25e6});
+        QCOMPARE(r->classes.size(), std::size_t(2));
+        QCOMPARE(r->classes[0].devices, (std::vector<int>{0, 1, 2, 9, 10, 11}));
+        QCOMPARE(r->classes[1].devices, (std::vector<int>{3, 4, 5, 6, 7, 8}));
+        // A model-axis all-reduce of S bytes: inside a node 2(3-1)/3 S/B_nvlink + 4a_nvlink; across,
+        // the same ring on the inter-node links.
+        const AxisSet model = axisBit(AxisId(1));
+        const SimEvent* inside = nullptr;
+        const SimEvent* across = nullptr;
+        for (const SimEvent& e : r->timeline(0).events)
+            if (e.collective && e.axes == model && !inside)
+                inside = &e;
+        for (const SimEvent& e : r->timeline(3).events)
+            if (e.collective && inside && e.task == inside->task)
+                across = &e;
+        QVERIFY(inside && across);
+        const double S = inside->bytes;
+        QVERIFY(std::abs(inside->duration - (2.0 * 2 / 3 * S / 300e9 + 4 * 2e-6)) < 1e-12);
+        QVERIFY(std::abs(across->duration - (2.0 * 2 / 3 * S / 25e9 + 4 * 5e-6)) < 1e-12);
+        // Devices in straddling groups never wait, so their step is the analytic one, which costs each
+        // collective at its slowest group; the others wait for them at every data-axis collective.
+        const auto e = evaluate(cm, plan);
+        QVERIFY(std::abs(r->stepTime - e->stepTime) <= 1e-9 * e->stepTime);
+        QCOMPARE(r->classes[1].stepTime, r->stepTime);
+        QVERIFY(r->classes[0].commBusy < r->classes[1].commBusy);
+        const AxisSet data = axisBit(AxisId(0));
+        for (const SimEvent& a : r->timeline(0).events)
+            if (a.collective && a.axes == data)
+                for (const SimEvent& b : r->timeline(3).events)
+                    if (b.task == a.task)
+                        QCOMPARE(a.start, b.start);
+    }
+    void zero3GathersArePrefetchedWithOverlap() {
+        // FSDP on one node: with overlap each parameter gather runs while an earlier op computes.
+        const Scene s("gpt", {"layers=2"}, 1, "data=8", "zero3");
+        const auto off = s.run(SimOptions{false, 25e6});
+        const auto on = s.run(SimOptions{true, 25e6});
+        QVERIFY(on->stepTime < off->stepTime);
+        QCOMPARE(on->peakMemory, off->peakMemory);
+        int hidden = 0;
+        const auto& events = on->timeline(0).events;
+        for (const SimEvent& g : events) {
+            if (!g.collective || g.kind != CollectiveKind::AllGather)
+                continue;
+            for (const SimEvent& c : events)
+                if (!c.collective && c.start < g.start + g.duration && g.start < c.start + c.duration)
+                    ++hidden;
+        }
+        QVERIFY(hidden > 0);
+        // Without overlap nothing runs beside anything else.
+        const auto& serial = off->timeline(0).events;
+        for (std::size_t i = 1; i < serial.size(); ++i)
+            QVERIFY(serial[i].start >= serial[i - 1].start + serial[i - 1].duration - 1e-15);
     }
 };
 

@@ -1,0 +1,70 @@
+#pragma once
+// The program every device runs for one training step (DESIGN 2.7): tasks on a compute and a
+// communication stream, in issue order, with the dependencies between them.
+//
+// Forward and backward per micro-batch; resharding, statistics and halo collectives block the
+// compute that reads their result. With overlap on, gradient synchronisation (bucketed) runs in the
+// background and only the optimizer waits for it, and ZeRO-3 parameter gathers are prefetched one
+// parameter-owning op ahead when the reserved workspace has room for them.
+
+#include "engine/cost/cost_model.h"
+#include "engine/plans/plan.h"
+
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+enum class Stream { Compute, Comm };
+
+/// One timeline event of a simulated device.
+struct SimEvent {
+    Stream stream = Stream::Compute;
+    OpId op;                       ///< invalid for the optimizer and gradient buckets
+    std::string name;              ///< op name, "optimizer", "gradient bucket"
+    Phase phase = Phase::Forward;
+    bool collective = false;
+    CollectiveKind kind = CollectiveKind::AllReduce; ///< when collective
+    AxisSet axes = 0;
+    double bytes = 0;
+    double start = 0;
+    double duration = 0;
+    int microbatch = 0;
+    int task = 0;                  ///< index of the task in the step program (the same on every device)
+};
+
+/// Simulation settings.
+struct SimOptions {
+    bool overlap = true;
+    double bucketBytes = 25e6;     ///< gradient bucket size (PyTorch DDP's default 25 MB)
+};
+
+/// One collective of a communication task, repeated `times`.
+struct CommPart {
+    CollectiveKind kind = CollectiveKind::AllReduce;
+    AxisSet axes = 0;
+    double bytes = 0;
+    int times = 1;
+};
+
+/// One task of the program.
+struct SimTask {
+    Stream stream = Stream::Compute;
+    std::vector<int> deps;         ///< earlier tasks whose end it waits for
+    SimEvent event;                ///< duration set for compute; communication is timed per device
+    std::vector<CommPart> parts;   ///< what a communication task sends
+    double allocate = 0;           ///< activation bytes saved when the task ends
+    double release = 0;            ///< activation bytes freed when the task ends
+};
+
+/// The step program with the memory it holds throughout.
+struct StepProgram {
+    std::vector<SimTask> tasks;
+    double staticBytes = 0;        ///< parameters, gradients and optimizer state per device
+    double workspace = 0;          ///< reserved for the largest transient buffer
+};
+
+/// Builds the step program of `plan`. Assumes plan.verify() is empty and `model` matches the plan.
+StepProgram buildStepProgram(const CostModel& model, const Plan& plan, const SimOptions& options);
+
+} // namespace shardscope
