@@ -28,11 +28,16 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
         writeFileAtomically(options.eventsPath, eventsJson(*r, s.plan.mesh, shown));
     if (options.json) {
         nlohmann::json traffic = nlohmann::json::array();
-        for (const LevelTraffic& t : r->traffic)
+        for (const LevelTraffic& t : r->traffic) {
+            nlohmann::json pairs = nlohmann::json::array();
+            for (const PairTraffic& p : t.pairs)
+                pairs.push_back({{"from", p.from}, {"to", p.to}, {"bytes", p.bytes}});
             traffic.push_back({{"level", t.level},
                                {"bytes_per_step", t.bytesPerStep},
                                {"busiest_pair", t.busiestPair},
-                               {"busiest_pair_bytes", t.busiestPairBytes}});
+                               {"busiest_pair_bytes", t.busiestPairBytes},
+                               {"pairs", pairs}});
+        }
         nlohmann::json classes = nlohmann::json::array();
         for (const DeviceTimeline& line : r->classes)
             classes.push_back({{"devices", formatDeviceRanges(line.devices)},

@@ -48,11 +48,13 @@ std::vector<LevelTraffic> linkTraffic(const Cluster& cluster, const Mesh& mesh, 
     for (std::size_t l = 0; l < levels; ++l) {
         out[l].busiestPair = "-";
         const char* unit = l == 0 ? "device " : "node ";
-        for (const auto& [pair, bytes] : pairs[l])
+        for (const auto& [pair, bytes] : pairs[l]) {
+            out[l].pairs.push_back(PairTraffic{pair.first, pair.second, bytes});
             if (bytes > out[l].busiestPairBytes) {
                 out[l].busiestPairBytes = bytes;
                 out[l].busiestPair = unit + std::to_string(pair.first) + " -> " + unit + std::to_string(pair.second);
             }
+        }
     }
     return out;
 }

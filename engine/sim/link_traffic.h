@@ -11,10 +11,19 @@
 
 namespace shardscope {
 
-/// Bytes per step sent over one link level, summed over every device, and its busiest link.
+/// Bytes per step from one endpoint to the next in a ring: devices at level 0, nodes at level 1...
+struct PairTraffic {
+    int from = 0;
+    int to = 0;
+    double bytes = 0;
+};
+
+/// Bytes per step sent over one link level, summed over every device, per endpoint pair, and its
+/// busiest link.
 struct LevelTraffic {
     std::string level;
     double bytesPerStep = 0;
+    std::vector<PairTraffic> pairs;  ///< every pair that carries traffic, ordered by (from, to)
     std::string busiestPair;       ///< "device 3 -> device 4" or "node 0 -> node 1"; "-" when idle
     double busiestPairBytes = 0;
 };

@@ -97,6 +97,15 @@ private slots:
         // Across: all-reduce of S/8 between 2 nodes, 2 (2-1)/2 S/8 per device, 8 devices per node.
         QCOMPARE(r->traffic[1].busiestPairBytes, 2.0 * 1 / 2 * (S / 8) * 8);
         QCOMPARE(QString::fromStdString(r->traffic[1].busiestPair), QStringLiteral("node 0 -> node 1"));
+        // Every pair: the ring inside each node (8 devices, 16 pairs over two nodes) and both
+        // directions between the two nodes, each carrying the busiest figure.
+        QCOMPARE(r->traffic[0].pairs.size(), std::size_t(16));
+        QCOMPARE(r->traffic[1].pairs.size(), std::size_t(2));
+        for (const PairTraffic& p : r->traffic[0].pairs) {
+            QCOMPARE(p.bytes, 2.0 * 7 / 8 * S);
+            QCOMPARE(p.to / 8, p.from / 8);
+            QCOMPARE(p.to, p.from % 8 == 7 ? p.from - 7 : p.from + 1);
+        }
     }
     void traceValidates() {
         const Scene s("gpt", {"layers=1"}, 1, "data=4,model=2", "megatron");
