@@ -63,6 +63,10 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
             model.edgeCost(edge, plan.strategies[edge.from.index()], plan.strategies[edge.to.index()]);
         OpReport& r = e->perOp[edge.to.index()];
         r.collectives.insert(r.collectives.end(), c.collectives.begin(), c.collectives.end());
+        EdgeReport er{edge.from, edge.to, edge.tensor, c.collectives, c.time(), 0};
+        for (const CollectiveCost& cc : c.collectives)
+            er.bytesSent += cc.bytesSent * cc.count;
+        e->perEdge.push_back(std::move(er));
     }
     for (OpReport& r : e->perOp) {
         for (const CollectiveCost& c : r.collectives) {

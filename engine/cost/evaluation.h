@@ -22,6 +22,16 @@ struct OpReport {
     double transient = 0;
 };
 
+/// One edge's resharding (DESIGN 2.3): the collectives between its producer and consumer, per step.
+struct EdgeReport {
+    OpId from;
+    OpId to;
+    TensorId tensor;
+    std::vector<CollectiveCost> collectives;
+    double time = 0;               ///< seconds per step
+    double bytesSent = 0;          ///< bytes each device sends per step
+};
+
 /// The analytic cost of a plan (DESIGN 2.5). Immutable once built; share as shared_ptr<const>.
 struct Evaluation {
     std::string planName;
@@ -41,7 +51,8 @@ struct Evaluation {
     bool feasible = true;
     std::string overflow;          ///< when infeasible: what overflows, with the largest contributors
     double commBytesPerDevice = 0; ///< bytes each device sends per step
-    std::vector<OpReport> perOp;   ///< indexed by OpId
+    std::vector<OpReport> perOp;   ///< indexed by OpId; an op's collectives include the resharding into it
+    std::vector<EdgeReport> perEdge; ///< indexed like CostModel::edges()
 };
 
 /// Evaluates `plan` under `model`. Assumes plan.verify(model.graph()) is empty and the plan's mesh and
