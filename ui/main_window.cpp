@@ -1,85 +1,195 @@
 #include "main_window.h"
 
-#include "engine/cost/cost_model.h"
-#include "engine/util/error.h"
-#include "engine/util/units.h"
+#include "graph/graph_view.h"
+#include "panels/inspector_panel.h"
+#include "panels/ops_panel.h"
+#include "panels/search_bar.h"
+#include "util/qt_text.h"
 
-#include <QHeaderView>
+#include "engine/io/file_kind.h"
+
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileInfo>
 #include <QLabel>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
 #include <QStatusBar>
-#include <QTableWidget>
-#include <QVBoxLayout>
 
 namespace shardscope::ui {
 
-namespace {
-QString q(const std::string& s) { return QString::fromStdString(s); }
-} // namespace
+MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent), session_(nullptr, searchThreads) {
+    setObjectName(QStringLiteral("mainWindow"));
+    setAcceptDrops(true);
+    setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+    graph_ = new GraphView(&session_, this);
+    setCentralWidget(graph_);
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-    setWindowTitle(tr("Shardscope"));
-    auto* central = new QWidget(this);
-    auto* layout = new QVBoxLayout(central);
-    summary_ = new QLabel(tr("No model loaded."), central);
-    summary_->setTextFormat(Qt::PlainText);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    ops_ = new QTableWidget(0, 6, central);
-    ops_->setHorizontalHeaderLabels({tr("Op"), tr("Kind"), tr("Strategy"), tr("Compute"), tr("Communication"),
-                                     tr("Memory")});
-    ops_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    ops_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    ops_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    layout->addWidget(summary_);
-    layout->addWidget(ops_, 1);
-    setCentralWidget(central);
-    resize(1100, 700);
+    inspector_ = new InspectorPanel(&session_, this);
+    auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
+    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
+    inspectorDock->setWidget(inspector_);
+    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+
+    ops_ = new OpsPanel(&session_, this);
+    auto* opsDock = new QDockWidget(tr("Ops"), this);
+    opsDock->setObjectName(QStringLiteral("opsDock"));
+    opsDock->setWidget(ops_);
+    addDockWidget(Qt::BottomDockWidgetArea, opsDock);
+
+    searchBar_ = new SearchBar(&session_, this);
+    addToolBar(Qt::TopToolBarArea, searchBar_);
+
+    stepLabel_ = new QLabel(this);
+    memoryLabel_ = new QLabel(this);
+    fitLabel_ = new QLabel(this);
+    compareLabel_ = new QLabel(this);
+    statusBar()->addPermanentWidget(compareLabel_);
+    statusBar()->addPermanentWidget(stepLabel_);
+    statusBar()->addPermanentWidget(memoryLabel_);
+    statusBar()->addPermanentWidget(fitLabel_);
+
+    createMenus();
+    connect(&session_, &Session::planChanged, this, [this] {
+        compareLabel_->clear();
+        updateStatus();
+        updateTitle();
+    });
+    connect(&session_, &Session::failed, this, &MainWindow::showError);
+    connect(&session_, &Session::message, this, [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    connect(&session_, &Session::comparison, this, [this](const QString& name, double base, double plan) {
+        const double change = (plan - base) / base * 100;
+        compareLabel_->setText(tr("vs %1: %2%3% (%4 vs %5)")
+                                   .arg(name, change > 0 ? QStringLiteral("+") : QString())
+                                   .arg(change, 0, 'f', 1)
+                                   .arg(seconds(plan), seconds(base)));
+        compareLabel_->setStyleSheet(change <= 0 ? QStringLiteral("color: #106010") : QStringLiteral("color: #b00020"));
+    });
+    connect(session_.undoStack(), &QUndoStack::cleanChanged, this, &MainWindow::updateTitle);
+
+    resize(1500, 950);
+    const QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    updateStatus();
+    updateTitle();
 }
 
-QString MainWindow::openScenario(const ScenarioRequest& request) {
-    try {
-        auto next = std::make_unique<Scenario>(loadScenario(request));
-        const CostModel model(next->graph, next->cluster, next->plan.mesh, next->plan.settings);
-        auto e = evaluate(model, next->plan);
-        scenario_ = std::move(next);
-        evaluation_ = std::move(e);
-    } catch (const InputError& e) {
-        return q(e.what());
-    }
-    showEvaluation();
-    return {};
+bool MainWindow::settled() const {
+    return !session_.busy() && !graph_->layoutBusy();
 }
 
-void MainWindow::showEvaluation() {
-    const Evaluation& e = *evaluation_;
-    const Graph& g = scenario_->graph;
-    setWindowTitle(tr("Shardscope - %1 on %2").arg(q(g.name), q(scenario_->cluster.name)));
-    QString text = tr("%1: %2 parameters on %3 x %4, mesh %5, strategy %6\n")
-                       .arg(q(g.name), q(formatCount(e.paramsTotal)), QString::number(e.devices),
-                            q(scenario_->cluster.device.name), q(e.mesh.toString()), q(e.planName));
-    text += tr("Step time %1 = compute %2 + communication %3 + optimizer %4\n")
-                .arg(q(formatSeconds(e.stepTime)), q(formatSeconds(e.computeTime)), q(formatSeconds(e.commTime)),
-                     q(formatSeconds(e.optimizerTime)));
-    text += tr("Peak memory %1 of %2 per device").arg(q(formatBytes(e.peakMemory)), q(formatBytes(e.memoryCapacity)));
-    if (!e.feasible)
-        text += tr("\nDoes not fit: %1").arg(q(e.overflow));
-    summary_->setText(text);
-    summary_->setWordWrap(true);
-    ops_->setRowCount(static_cast<int>(e.perOp.size()));
-    for (std::size_t i = 0; i < e.perOp.size(); ++i) {
-        const OpReport& r = e.perOp[i];
-        const Op& op = g.op(r.op);
-        const QStringList cells{q(op.name),
-                                q(std::string(opKindName(op.kind))),
-                                q(r.strategy),
-                                q(formatSeconds(r.computeTime)),
-                                q(formatSeconds(r.commTime)),
-                                q(formatBytes(r.memory.sum()))};
-        for (int c = 0; c < cells.size(); ++c)
-            ops_->setItem(static_cast<int>(i), c, new QTableWidgetItem(cells[c]));
+void MainWindow::openFile(const QString& path) {
+    switch (sniffFileKind(path.toStdString())) {
+    case FileKind::Model: {
+        ModelRequest request;
+        request.spec = path.toStdString();
+        session_.openModel(request);
+        break;
     }
-    statusBar()->showMessage(tr("Step %1 | peak %2 | %3")
-                                 .arg(q(formatSeconds(e.stepTime)), q(formatBytes(e.peakMemory)),
-                                      e.feasible ? tr("fits") : tr("out of memory")));
+    case FileKind::Cluster:
+        session_.openCluster(path.toStdString(), std::nullopt);
+        break;
+    case FileKind::Plan:
+        session_.openPlan(path);
+        break;
+    case FileKind::Tactics:
+        showError(tr("%1 is a tactic script; tactics are not supported by this build yet").arg(path));
+        return;
+    case FileKind::Unknown:
+        showError(tr("%1: not a model, cluster or plan this program reads (no known \"format\" field, "
+                     "not a Hugging Face config.json, not .onnx)")
+                      .arg(path));
+        return;
+    }
+    recent_.add(path);
+    rebuildRecentMenu();
+}
+
+bool MainWindow::savePlan() {
+    if (session_.planPath().isEmpty())
+        return savePlanAs();
+    const QString error = session_.savePlan(session_.planPath());
+    if (!error.isEmpty()) {
+        showError(error);
+        return false;
+    }
+    recent_.add(session_.planPath());
+    rebuildRecentMenu();
+    return true;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (session_.loaded() && !session_.undoStack()->isClean()) {
+        const auto answer = QMessageBox::question(this, tr("Shardscope"), tr("The plan has unsaved edits. Save them?"),
+                                                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+        if (answer == QMessageBox::Cancel || (answer == QMessageBox::Save && !savePlan())) {
+            event->ignore();
+            return;
+        }
+    }
+    session_.cancel();
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            openFile(url.toLocalFile());
+    event->acceptProposedAction();
+}
+
+void MainWindow::showError(const QString& message) {
+    // Not modal-blocking: the event loop (and any search) keeps running while it is shown.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Shardscope"), message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("errorDialog"));
+    box->open();
+    statusBar()->showMessage(message, 10000);
+}
+
+void MainWindow::updateStatus() {
+    const PlanState& s = session_.state();
+    if (!s.evaluation) {
+        stepLabel_->setText(tr("No model loaded"));
+        memoryLabel_->clear();
+        fitLabel_->clear();
+        return;
+    }
+    const Evaluation& e = *s.evaluation;
+    stepLabel_->setText(tr("Step %1").arg(seconds(e.stepTime)));
+    stepLabel_->setToolTip(tr("compute %1 + communication %2 + optimizer %3 (analytic, no overlap)")
+                               .arg(seconds(e.computeTime), seconds(e.commTime), seconds(e.optimizerTime)));
+    memoryLabel_->setText(tr("Peak %1 of %2").arg(bytes(e.peakMemory), bytes(e.memoryCapacity)));
+    fitLabel_->setText(e.feasible ? tr("fits") : tr("OUT OF MEMORY"));
+    fitLabel_->setToolTip(e.feasible ? QString() : q(e.overflow));
+    fitLabel_->setStyleSheet(e.feasible ? QStringLiteral("color: #106010") : QStringLiteral("color: #b00020; font-weight: bold"));
+}
+
+void MainWindow::updateTitle() {
+    const PlanState& s = session_.state();
+    if (!s.problem) {
+        setWindowTitle(tr("Shardscope"));
+        return;
+    }
+    QString title = tr("%1 on %2 (%3 x %4) - %5")
+                        .arg(q(s.problem->graph.name), q(s.problem->cluster.name))
+                        .arg(s.problem->cluster.deviceCount())
+                        .arg(q(s.problem->cluster.device.name), q(s.plan.mesh.toString()));
+    if (!session_.planPath().isEmpty())
+        title += QStringLiteral(" - ") + QFileInfo(session_.planPath()).fileName();
+    setWindowTitle(title + QStringLiteral("[*] - Shardscope"));
+    setWindowModified(!session_.undoStack()->isClean());
 }
 
 } // namespace shardscope::ui

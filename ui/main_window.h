@@ -1,38 +1,77 @@
 #pragma once
-// The main window: for now a summary of the current plan's evaluation and its per-op breakdown.
+// The main window: the graph in the middle, the inspector and the op list in docks, the search bar
+// on top, the plan's step time, peak memory and feasibility in the status bar. Panels wire
+// themselves to the session; the window holds menus, dialogs, files and settings.
 
-#include "engine/cost/evaluation.h"
 #include "engine/io/scenario.h"
+#include "recent_files.h"
+#include "session/session.h"
 
 #include <QMainWindow>
 
-#include <memory>
-
 class QLabel;
-class QTableWidget;
+class QMenu;
 
 namespace shardscope::ui {
 
-/// Shows one scenario's evaluation. Bad input leaves the previous scenario in place and says why.
+class GraphView;
+class InspectorPanel;
+class OpsPanel;
+class SearchBar;
+
 class MainWindow final : public QMainWindow {
     Q_OBJECT
 public:
-    /// An empty window; call openScenario() to load something.
-    explicit MainWindow(QWidget* parent = nullptr);
+    /// The window with its panels; `searchThreads` as Session takes it. Restores the saved layout.
+    explicit MainWindow(QWidget* parent = nullptr, int searchThreads = 0);
 
-    /// Loads and evaluates `request`. On bad input returns the message (and keeps what was shown);
-    /// on success returns an empty string.
-    QString openScenario(const ScenarioRequest& request);
-    /// The evaluation shown, or null.
-    std::shared_ptr<const Evaluation> evaluation() const { return evaluation_; }
+    /// The shared state every panel follows.
+    Session* session() { return &session_; }
+    /// The graph panel.
+    GraphView* graphView() const { return graph_; }
+    /// The inspector panel.
+    InspectorPanel* inspector() const { return inspector_; }
+    /// The op list.
+    OpsPanel* opsPanel() const { return ops_; }
+    /// The search bar.
+    SearchBar* searchBar() const { return searchBar_; }
+    /// True when nothing runs in the background (loading, searching, layout).
+    bool settled() const;
+
+    /// Opens a model, cluster, plan or tactic file, told apart by its content.
+    void openFile(const QString& path);
+    /// Saves the plan to its file, or asks for one. Returns false if nothing was saved.
+    bool savePlan();
+    /// Asks for a file and saves the plan there.
+    bool savePlanAs();
+
+protected:
+    /// Offers to save unsaved edits, then saves the window layout.
+    void closeEvent(QCloseEvent* event) final;
+    /// Accepts dragged files.
+    void dragEnterEvent(QDragEnterEvent* event) final;
+    /// Opens dropped files.
+    void dropEvent(QDropEvent* event) final;
 
 private:
-    void showEvaluation();
+    void createMenus();
+    void rebuildRecentMenu();
+    void showError(const QString& message);
+    void showShortcuts();
+    void updateStatus();
+    void updateTitle();
 
-    std::unique_ptr<Scenario> scenario_;
-    std::shared_ptr<const Evaluation> evaluation_;
-    QLabel* summary_ = nullptr;
-    QTableWidget* ops_ = nullptr;
+    Session session_;
+    RecentFiles recent_;
+    GraphView* graph_ = nullptr;
+    InspectorPanel* inspector_ = nullptr;
+    OpsPanel* ops_ = nullptr;
+    SearchBar* searchBar_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+    QLabel* stepLabel_ = nullptr;
+    QLabel* memoryLabel_ = nullptr;
+    QLabel* fitLabel_ = nullptr;
+    QLabel* compareLabel_ = nullptr;
 };
 
 } // namespace shardscope::ui

@@ -1,61 +1,134 @@
 // shardscope: the desktop workbench. Opens the window on the scenario given on the command line
-// (default: the sample model and cluster); --screenshot renders the window to a PNG and exits.
+// (default: gpt2-small on one DGX A100); --algo runs a search once it is loaded; --screenshot
+// renders the window to a PNG when everything has settled, and exits.
 
 #include "main_window.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QMessageBox>
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include <cstdio>
+
+namespace {
+
+/// Loads the scenario, optionally searches, optionally takes the screenshot; exits on failure in
+/// screenshot mode.
+class Startup final : public QObject {
+public:
+    Startup(shardscope::ui::MainWindow* window, QString algorithm, QString mesh, QString screenshot)
+        : window_(window), algorithm_(std::move(algorithm)), mesh_(std::move(mesh)), screenshot_(std::move(screenshot)) {
+        auto* session = window_->session();
+        connect(session, &shardscope::ui::Session::problemChanged, this, &Startup::loaded, Qt::SingleShotConnection);
+        if (!screenshot_.isEmpty()) {
+            connect(session, &shardscope::ui::Session::failed, this, [](const QString& error) {
+                std::fprintf(stderr, "shardscope: %s\n", error.toLocal8Bit().constData());
+                QApplication::exit(2);
+            });
+            clock_.start();
+            connect(&poll_, &QTimer::timeout, this, &Startup::tryScreenshot);
+            poll_.start(100);
+        }
+    }
+
+private:
+    void loaded() {
+        if (algorithm_.isEmpty()) {
+            searched_ = true;
+            return;
+        }
+        auto* session = window_->session();
+        shardscope::ui::SearchSettings s = session->searchSettings();
+        s.algorithm = algorithm_;
+        s.mesh = mesh_.isEmpty() ? QStringLiteral("auto") : mesh_;
+        session->setSearchSettings(s);
+        session->runSearch(false);
+        searched_ = true;
+    }
+    void tryScreenshot() {
+        if (clock_.elapsed() > 300000) {
+            std::fprintf(stderr, "shardscope: --screenshot: gave up after 300 s\n");
+            QApplication::exit(2);
+            return;
+        }
+        if (!searched_ || !window_->settled())
+            return;
+        // Settled: wait once more for pending paints, then grab.
+        if (++settledPolls_ < 3)
+            return;
+        poll_.stop();
+        const bool ok = window_->grab().save(screenshot_);
+        if (!ok)
+            std::fprintf(stderr, "shardscope: could not write %s\n", screenshot_.toLocal8Bit().constData());
+        QApplication::exit(ok ? 0 : 2);
+    }
+
+    shardscope::ui::MainWindow* window_;
+    QString algorithm_;
+    QString mesh_;
+    QString screenshot_;
+    QTimer poll_;
+    QElapsedTimer clock_;
+    bool searched_ = false;
+    int settledPolls_ = 0;
+};
+
+} // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Shardscope"));
     QApplication::setOrganizationName(QStringLiteral("Shardscope"));
+    QApplication::setApplicationVersion(QStringLiteral(SHARDSCOPE_VERSION));
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Shardscope: a workbench for parallelizing training"));
     parser.addHelpOption();
+    parser.addVersionOption();
     const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("Model preset or file."),
                                    QStringLiteral("NAME|PATH"), QStringLiteral("gpt2-small"));
+    const QCommandLineOption set(QStringLiteral("set"), QStringLiteral("Builder parameter override (repeatable)."),
+                                 QStringLiteral("key=value"));
     const QCommandLineOption cluster(QStringLiteral("cluster"), QStringLiteral("Cluster preset or file."),
                                      QStringLiteral("NAME|PATH"), QStringLiteral("dgx-a100"));
     const QCommandLineOption nodes(QStringLiteral("nodes"), QStringLiteral("Number of nodes."), QStringLiteral("N"));
     const QCommandLineOption mesh(QStringLiteral("mesh"), QStringLiteral("Mesh axes, e.g. data=4,model=2."),
                                   QStringLiteral("AXES"));
-    const QCommandLineOption strategy(QStringLiteral("strategy"), QStringLiteral("Baseline or plan file."),
+    const QCommandLineOption strategy(QStringLiteral("strategy"), QStringLiteral("Baseline or plan file to start from."),
                                       QStringLiteral("NAME|PATH"), QStringLiteral("dp"));
+    const QCommandLineOption algo(QStringLiteral("algo"),
+                                  QStringLiteral("Run a search once loaded: auto, tapas, pase or brute."),
+                                  QStringLiteral("NAME"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                        QStringLiteral("Render the window to FILE (PNG) and exit."),
+                                        QStringLiteral("Render the window to FILE (PNG) once settled, and exit."),
                                         QStringLiteral("FILE"));
-    parser.addOptions({model, cluster, nodes, mesh, strategy, screenshot});
+    parser.addOptions({model, set, cluster, nodes, mesh, strategy, algo, screenshot});
     parser.process(app);
 
     shardscope::ScenarioRequest request;
     request.model.spec = parser.value(model).toStdString();
+    for (const QString& s : parser.values(set))
+        request.model.sets.push_back(s.toStdString());
     request.cluster = parser.value(cluster).toStdString();
-    if (parser.isSet(nodes))
-        request.nodes = parser.value(nodes).toInt();
-    request.mesh = parser.value(mesh).toStdString();
+    if (parser.isSet(nodes)) {
+        bool ok = false;
+        request.nodes = parser.value(nodes).toInt(&ok);
+        if (!ok || *request.nodes < 1) {
+            std::fprintf(stderr, "shardscope: --nodes %s: expected a positive integer\n",
+                         parser.value(nodes).toLocal8Bit().constData());
+            return 2;
+        }
+    }
+    // With --algo the mesh is the search's (auto when not given); without, the starting plan's.
+    if (!parser.isSet(algo))
+        request.mesh = parser.value(mesh).toStdString();
     request.strategy = parser.value(strategy).toStdString();
 
     shardscope::ui::MainWindow window;
-    const QString error = window.openScenario(request);
-    if (parser.isSet(screenshot)) {
-        if (!error.isEmpty()) {
-            std::fprintf(stderr, "shardscope: %s\n", error.toLocal8Bit().constData());
-            return 2;
-        }
-        window.show();
-        QApplication::processEvents();
-        const bool ok = window.grab().save(parser.value(screenshot));
-        return ok ? 0 : 2;
-    }
+    Startup startup(&window, parser.value(algo), parser.value(mesh), parser.value(screenshot));
+    if (parser.isSet(screenshot))
+        window.resize(1600, 1000);
     window.show();
-    if (!error.isEmpty())
-        QTimer::singleShot(0, &window, [&window, error] {
-            QMessageBox::critical(&window, QStringLiteral("Shardscope"), error);
-        });
+    window.session()->openScenario(request);
     return QApplication::exec();
 }

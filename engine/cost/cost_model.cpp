@@ -33,27 +33,7 @@ CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mes
         for (TensorId t : op.outputs)
             needsGrad_[t.index()] = any;
     }
-    for (OpId o : graph.topoOrder()) {
-        const Op& op = graph.op(o);
-        for (std::size_t k = 0; k < op.inputs.size(); ++k) {
-            const TensorId t = op.inputs[k];
-            const Tensor& tensor = graph.tensor(t);
-            if (tensor.producer.valid()) {
-                const Op& producer = graph.op(tensor.producer);
-                const auto slot = static_cast<std::size_t>(
-                    std::find(producer.outputs.begin(), producer.outputs.end(), t) - producer.outputs.begin());
-                edges_.push_back(Edge{tensor.producer, o, t, slot, k, false});
-            } else if (tensor.role == TensorRole::Parameter) {
-                const OpId owner = graph.parameterOwner(t);
-                if (owner == o)
-                    continue;
-                const Op& ownerOp = graph.op(owner);
-                const auto slot = static_cast<std::size_t>(
-                    std::find(ownerOp.inputs.begin(), ownerOp.inputs.end(), t) - ownerOp.inputs.begin());
-                edges_.push_back(Edge{owner, o, t, slot, k, true});
-            }
-        }
-    }
+    edges_ = graphEdges(graph);
 }
 
 double CostModel::backwardFlops(OpId o) const {

@@ -2,6 +2,7 @@
 // The broken-down terms of a cost (DESIGN 2.5): compute, each collective, memory.
 
 #include "engine/cost/collectives.h"
+#include "engine/ir/graph.h"
 #include "engine/util/ids.h"
 
 #include <string>
@@ -91,5 +92,8 @@ struct Edge {
     std::size_t toInput = 0;
     bool parameterShare = false;
 };
+
+/// Every edge of `graph`, ordered by consumer in topological order. Assumes the graph is finalized.
+std::vector<Edge> graphEdges(const Graph& graph);
 
 } // namespace shardscope

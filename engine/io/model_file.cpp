@@ -162,39 +162,53 @@ std::string modelToJson(const Graph& g) {
     return doc.dump(1) + "\n";
 }
 
-Graph loadModel(const ModelRequest& request, int microbatches) {
+namespace {
+
+bool isModelFile(const std::string& spec) {
+    return spec.find('/') != std::string::npos || spec.find(".json") != std::string::npos ||
+           spec.find(".onnx") != std::string::npos;
+}
+
+bool isOnnx(const std::string& spec) { return spec.size() >= 5 && spec.substr(spec.size() - 5) == ".onnx"; }
+
+} // namespace
+
+std::optional<BuilderModel> resolveBuilder(const ModelRequest& request) {
     const std::string& spec = request.spec;
     if (spec.empty())
         throw InputError("--model: missing (a preset name, a *.model.json file or a Hugging Face config.json)");
-    const bool isFile = spec.find('/') != std::string::npos || spec.find(".json") != std::string::npos ||
-                        spec.find(".onnx") != std::string::npos;
-    if (!isFile) {
+    std::optional<BuilderModel> out;
+    if (!isModelFile(spec)) {
         const ModelPreset& preset = modelPreset(spec);
-        ModelParams params = preset.params;
-        params.apply(request.sets);
-        if (request.batch)
-            params.batch = *request.batch;
-        return buildModel(preset.family, params, microbatches, preset.name);
+        out = BuilderModel{preset.family, preset.params, preset.name};
+    } else if (!isOnnx(spec)) {
+        const std::string text = readTextFile(spec);
+        const nlohmann::json doc = JsonFields(spec).parse(text);
+        if (doc.is_object() && doc.contains("model_type")) {
+            const HfModel hf = parseHfConfig(doc, spec);
+            out = BuilderModel{hf.family, hf.params, hf.name};
+        }
     }
-    if (spec.size() >= 5 && spec.substr(spec.size() - 5) == ".onnx")
+    if (out) {
+        out->params.apply(request.sets);
+        if (request.batch)
+            out->params.batch = *request.batch;
+    }
+    return out;
+}
+
+Graph loadModel(const ModelRequest& request, int microbatches) {
+    if (const auto builder = resolveBuilder(request))
+        return buildModel(builder->family, builder->params, microbatches, builder->name);
+    const std::string& spec = request.spec;
+    if (isOnnx(spec))
         throw InputError(spec + ": ONNX import is not part of this build yet; export the model as *.model.json");
-    const std::string text = readTextFile(spec);
-    const JsonFields probe(spec);
-    const nlohmann::json doc = probe.parse(text);
-    if (doc.is_object() && doc.contains("model_type")) {
-        const HfModel hf = parseHfConfig(doc, spec);
-        ModelParams params = hf.params;
-        params.apply(request.sets);
-        if (request.batch)
-            params.batch = *request.batch;
-        return buildModel(hf.family, params, microbatches, hf.name);
-    }
     if (!request.sets.empty())
         throw InputError("--set applies to presets and Hugging Face configs; " + spec + " fixes its own shapes");
     if (request.batch || microbatches != 1)
         throw InputError("--batch and --microbatches apply to presets and Hugging Face configs; " + spec +
                          " fixes its own batch");
-    return parseModelJson(text, spec);
+    return parseModelJson(readTextFile(spec), spec);
 }
 
 } // namespace shardscope

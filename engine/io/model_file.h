@@ -23,6 +23,17 @@ struct ModelRequest {
     std::optional<int> batch;         ///< global batch override
 };
 
+/// A model that a built-in builder makes: its family, parameters (overrides applied) and name.
+struct BuilderModel {
+    std::string family;
+    ModelParams params;
+    std::string name;
+};
+
+/// The builder behind `request` (a preset or a Hugging Face config.json, with its overrides), or
+/// nullopt for a *.model.json file, which fixes its own shapes. Throws InputError naming the problem.
+std::optional<BuilderModel> resolveBuilder(const ModelRequest& request);
+
 /// Loads or builds the graph of one micro-batch. Throws InputError naming the file or option.
 Graph loadModel(const ModelRequest& request, int microbatches);
 

@@ -10,23 +10,31 @@
 
 namespace shardscope {
 
+ModelWithPlan loadPlanWithModel(const ModelRequest& model, const std::string& planPath) {
+    // The plan's settings decide the micro-batch count, so read them before building the model.
+    const std::string text = readTextFile(planPath);
+    const JsonFields probe(planPath);
+    const auto doc = probe.parse(text);
+    int micro = 1;
+    if (doc.is_object() && doc.contains("settings") && doc["settings"].is_object() &&
+        doc["settings"].contains("microbatches") && doc["settings"]["microbatches"].is_number_integer())
+        micro = std::max(1, doc["settings"]["microbatches"].get<int>());
+    ModelWithPlan out{loadModel(model, micro), Plan{}};
+    out.plan = parsePlanJson(text, planPath, out.graph);
+    return out;
+}
+
 Scenario loadScenario(const ScenarioRequest& request) {
     Scenario s{Graph{}, loadCluster(request.cluster, request.nodes), Plan{}};
     const bool planFile = !isBaselineSpec(request.strategy);
     if (planFile) {
-        // The plan's settings decide the micro-batch count, so read them before building the model.
-        const std::string text = readTextFile(request.strategy);
-        const JsonFields probe(request.strategy);
-        const auto doc = probe.parse(text);
-        int micro = 1;
-        if (doc.is_object() && doc.contains("settings") && doc["settings"].is_object() &&
-            doc["settings"].contains("microbatches") && doc["settings"]["microbatches"].is_number_integer())
-            micro = std::max(1, doc["settings"]["microbatches"].get<int>());
+        ModelWithPlan loaded = loadPlanWithModel(request.model, request.strategy);
+        const int micro = loaded.plan.settings.microbatches;
         if (request.microbatches && *request.microbatches != micro)
             throw InputError("--microbatches " + std::to_string(*request.microbatches) + " contradicts " +
                              request.strategy + " (microbatches " + std::to_string(micro) + ")");
-        s.graph = loadModel(request.model, micro);
-        s.plan = parsePlanJson(text, request.strategy, s.graph);
+        s.graph = std::move(loaded.graph);
+        s.plan = std::move(loaded.plan);
         if (!request.mesh.empty() && Mesh::parse(request.mesh).toString() != s.plan.mesh.toString())
             throw InputError("--mesh " + request.mesh + " contradicts " + request.strategy + " (mesh " +
                              s.plan.mesh.toString() + ")");

@@ -31,6 +31,16 @@ struct Scenario {
     Plan plan;
 };
 
+/// A model and a plan file read for it.
+struct ModelWithPlan {
+    Graph graph;
+    Plan plan;
+};
+
+/// Reads the plan file `planPath` and builds `model` with the plan's micro-batch count, then matches
+/// the plan to it. Throws InputError naming the file, field or op.
+ModelWithPlan loadPlanWithModel(const ModelRequest& model, const std::string& planPath);
+
 /// Loads and checks everything: the mesh fits the cluster, the plan fits the model. A plan file brings
 /// its own mesh and settings; a --mesh or setting that contradicts it is an error.
 /// Throws InputError naming the problem.

@@ -9,6 +9,7 @@
 #include "engine/cost/cost_model.h"
 #include "engine/cost/evaluation.h"
 #include "engine/io/cluster_file.h"
+#include "engine/io/file_kind.h"
 #include "engine/io/json_fields.h"
 #include "engine/io/model_file.h"
 #include "engine/io/plan_file.h"
@@ -185,6 +186,22 @@ private slots:
             QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("has 16 devices but cluster dgx-a100 has 8")),
                      e.what());
         }
+    }
+    void filesAreToldApartByContent() {
+        const QString samples = QStringLiteral(SHARDSCOPE_SOURCE_DIR "/samples/");
+        auto kind = [&](const char* rel) { return sniffFileKind((samples + QLatin1String(rel)).toStdString()); };
+        QCOMPARE(kind("models/two-layer-mlp.model.json"), FileKind::Model);
+        QCOMPARE(kind("models/hf-gpt2/config.json"), FileKind::Model);
+        QCOMPARE(kind("clusters/dgx-a100.cluster.json"), FileKind::Cluster);
+        QCOMPARE(kind("plans/gpt2-small-megatron.plan.json"), FileKind::Plan);
+        QCOMPARE(sniffFileKind("/nonexistent/model.onnx"), FileKind::Model);
+        QCOMPARE(sniffFileKind("/nonexistent/x.json"), FileKind::Unknown);
+        QTemporaryDir dir;
+        const QString odd = dir.filePath(QStringLiteral("odd.json"));
+        writeFileAtomically(odd.toStdString(), R"({"format":"something-else","version":1})");
+        QCOMPARE(sniffFileKind(odd.toStdString()), FileKind::Unknown);
+        writeFileAtomically(odd.toStdString(), "{ not json");
+        QCOMPARE(sniffFileKind(odd.toStdString()), FileKind::Unknown);
     }
     void atomicWriteReplacesWhole() {
         QTemporaryDir dir;

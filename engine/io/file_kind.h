@@ -1,0 +1,16 @@
+#pragma once
+// What a file the user dropped or picked holds, told by its content: a model (our JSON, a Hugging
+// Face config.json, ONNX), a cluster, a plan or a tactic script.
+
+#include <string>
+
+namespace shardscope {
+
+enum class FileKind { Model, Cluster, Plan, Tactics, Unknown };
+
+/// The kind of the file at `path`: ONNX by its extension; JSON by its "format" field
+/// ("shardscope-model", "-cluster", "-plan", "-tactics") or a Hugging Face "model_type". Unknown
+/// for anything else, including unreadable or malformed files (opening them says why).
+FileKind sniffFileKind(const std::string& path);
+
+} // namespace shardscope

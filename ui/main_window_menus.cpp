@@ -1,0 +1,185 @@
+// The main window's menus and shortcuts.
+
+#include "main_window.h"
+
+#include "dialogs/open_cluster_dialog.h"
+#include "dialogs/open_model_dialog.h"
+#include "graph/graph_view.h"
+#include "util/qt_text.h"
+
+#include "engine/plans/baselines.h"
+
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QKeySequence>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QToolBar>
+
+namespace shardscope::ui {
+
+namespace {
+
+QAction* menuAction(QMenu* menu, const QString& text, const QKeySequence& key, const QString& tip = {}) {
+    QAction* a = menu->addAction(text);
+    if (!key.isEmpty())
+        a->setShortcut(key);
+    a->setStatusTip(tip);
+    return a;
+}
+
+} // namespace
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    connect(menuAction(file, tr("Open &Model..."), QKeySequence::Open, tr("A built-in model, or a model file")),
+            &QAction::triggered, this, [this] {
+                const QString current = session_.loaded() && session_.state().problem->builder
+                                            ? q(session_.state().problem->model.spec)
+                                            : QStringLiteral("gpt2-small");
+                OpenModelDialog dialog(current, this);
+                if (dialog.exec() != QDialog::Accepted)
+                    return;
+                const ModelRequest request = dialog.request();
+                session_.openModel(request);
+                if (QFileInfo::exists(q(request.spec))) {
+                    recent_.add(q(request.spec));
+                    rebuildRecentMenu();
+                }
+            });
+    connect(menuAction(file, tr("Open &Cluster..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)),
+            &QAction::triggered, this, [this] {
+                const auto problem = session_.state().problem;
+                OpenClusterDialog dialog(problem ? q(problem->clusterSpec) : QStringLiteral("dgx-a100"),
+                                         problem ? problem->nodes.value_or(1) : 1, this);
+                if (dialog.exec() == QDialog::Accepted)
+                    session_.openCluster(dialog.spec(), dialog.nodes());
+            });
+    connect(menuAction(file, tr("Open &Plan..."), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O)), &QAction::triggered,
+            this, [this] {
+                const QString path = QFileDialog::getOpenFileName(this, tr("Open Plan"), QString(),
+                                                                  tr("Plans (*.plan.json *.json);;All files (*)"));
+                if (!path.isEmpty())
+                    openFile(path);
+            });
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    rebuildRecentMenu();
+    file->addSeparator();
+    connect(menuAction(file, tr("&Save Plan"), QKeySequence::Save), &QAction::triggered, this, &MainWindow::savePlan);
+    connect(menuAction(file, tr("Save Plan &As..."), QKeySequence::SaveAs), &QAction::triggered, this,
+            &MainWindow::savePlanAs);
+    file->addSeparator();
+    connect(menuAction(file, tr("&Quit"), QKeySequence::Quit), &QAction::triggered, this, &MainWindow::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = session_.undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = session_.undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    connect(menuAction(edit, tr("&Find Op..."), QKeySequence::Find), &QAction::triggered, graph_, &GraphView::focusFind);
+    connect(menuAction(edit, tr("&Lock or Unlock Selected Op"), QKeySequence(Qt::CTRL | Qt::Key_L)), &QAction::triggered,
+            this, [this] {
+                if (const auto op = session_.selectedOp())
+                    session_.setLocked(*op, !session_.state().plan.locked[op->index()]);
+            });
+
+    QMenu* search = menuBar()->addMenu(tr("&Search"));
+    connect(menuAction(search, tr("&Run Search"), QKeySequence(Qt::Key_F5)), &QAction::triggered, this,
+            [this] { session_.runSearch(false); });
+    connect(menuAction(search, tr("Re-search Around &Locks"), QKeySequence(Qt::SHIFT | Qt::Key_F5)),
+            &QAction::triggered, this, [this] { session_.runSearch(true); });
+    connect(menuAction(search, tr("&Cancel"), QKeySequence(Qt::Key_Escape)), &QAction::triggered, &session_,
+            &Session::cancel);
+    search->addSeparator();
+    QMenu* baselines = search->addMenu(tr("Use &Baseline"));
+    for (const char* spec : {"dp", "megatron", "megatron-sp", "zero1", "zero2", "zero3", "megatron-sp+zero1",
+                             "megatron-sp+zero3"})
+        connect(baselines->addAction(q(spec)), &QAction::triggered, this, [this, spec] { session_.applyBaseline(spec); });
+    connect(menuAction(search, tr("Compare with &Baseline"), QKeySequence(Qt::CTRL | Qt::Key_B),
+                      tr("Step-time change against the best of dp, megatron and megatron-sp on this mesh")),
+            &QAction::triggered, &session_, &Session::compareWithBaseline);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    connect(menuAction(view, tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0)), &QAction::triggered, graph_,
+            &GraphView::fitToWindow);
+    QAction* zoomIn = menuAction(view, tr("Zoom &In"), QKeySequence::ZoomIn);
+    zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+    connect(zoomIn, &QAction::triggered, graph_, &GraphView::zoomIn);
+    connect(menuAction(view, tr("Zoom &Out"), QKeySequence::ZoomOut), &QAction::triggered, graph_, &GraphView::zoomOut);
+    QAction* expand = menuAction(view, tr("&Expand Repeated Blocks"), QKeySequence(Qt::CTRL | Qt::Key_E));
+    expand->setCheckable(true);
+    connect(expand, &QAction::toggled, graph_, &GraphView::setExpanded);
+    connect(&session_, &Session::problemChanged, this, [this, expand] { expand->setChecked(graph_->expanded()); });
+    view->addSeparator();
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+    for (QToolBar* bar : findChildren<QToolBar*>())
+        view->addAction(bar->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    connect(menuAction(help, tr("&Keyboard Shortcuts"), QKeySequence::HelpContents), &QAction::triggered, this,
+            &MainWindow::showShortcuts);
+    connect(menuAction(help, tr("&About Shardscope"), {}), &QAction::triggered, this, [this] {
+        QMessageBox::about(this, tr("About Shardscope"),
+                           tr("<b>Shardscope</b> %1<br>A workbench for parallelizing neural-network training: "
+                              "PaSE's exact dynamic programming, TAPAS's folding of repeated layers, and a step "
+                              "simulator.")
+                               .arg(QApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::rebuildRecentMenu() {
+    recentMenu_->clear();
+    const QStringList files = recent_.list();
+    for (const QString& path : files)
+        connect(recentMenu_->addAction(path), &QAction::triggered, this, [this, path] { openFile(path); });
+    if (files.isEmpty())
+        recentMenu_->addAction(tr("(none)"))->setEnabled(false);
+    recentMenu_->addSeparator();
+    connect(recentMenu_->addAction(tr("Clear")), &QAction::triggered, this, [this] {
+        recent_.clear();
+        rebuildRecentMenu();
+    });
+}
+
+bool MainWindow::savePlanAs() {
+    if (!session_.loaded())
+        return false;
+    const QString suggested = session_.planPath().isEmpty()
+                                  ? q(session_.state().problem->graph.name) + QStringLiteral(".plan.json")
+                                  : session_.planPath();
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Plan"), suggested, tr("Plans (*.plan.json)"));
+    if (path.isEmpty())
+        return false;
+    if (!path.endsWith(QStringLiteral(".json")))
+        path += QStringLiteral(".plan.json");
+    const QString error = session_.savePlan(path);
+    if (!error.isEmpty()) {
+        showError(error);
+        return false;
+    }
+    recent_.add(path);
+    rebuildRecentMenu();
+    return true;
+}
+
+void MainWindow::showShortcuts() {
+    QString rows;
+    for (QAction* menu : menuBar()->actions())
+        for (QAction* a : menu->menu()->actions())
+            if (!a->shortcut().isEmpty())
+                rows += QStringLiteral("<tr><td>%1</td><td><b>%2</b></td></tr>")
+                            .arg(a->text().remove(QLatin1Char('&')), a->shortcut().toString(QKeySequence::NativeText));
+    rows += tr("<tr><td>Zoom around the cursor</td><td><b>mouse wheel</b></td></tr>"
+               "<tr><td>Pan</td><td><b>drag</b></td></tr>"
+               "<tr><td>Expand the repeated blocks</td><td><b>double-click the stack</b></td></tr>");
+    QMessageBox::information(this, tr("Keyboard Shortcuts"), QStringLiteral("<table>") + rows + QStringLiteral("</table>"));
+}
+
+} // namespace shardscope::ui

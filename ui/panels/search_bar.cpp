@@ -1,0 +1,165 @@
+#include "search_bar.h"
+
+#include "util/qt_text.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+
+namespace shardscope::ui {
+
+namespace {
+
+QLabel* caption(const QString& text, QWidget* parent) {
+    auto* l = new QLabel(text, parent);
+    l->setContentsMargins(8, 0, 3, 0);
+    return l;
+}
+
+} // namespace
+
+SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"), parent), session_(session) {
+    setObjectName(QStringLiteral("searchBar"));
+    algorithm_ = new QComboBox(this);
+    algorithm_->addItems({QStringLiteral("auto"), QStringLiteral("tapas"), QStringLiteral("pase"), QStringLiteral("brute")});
+    algorithm_->setToolTip(tr("auto: TAPAS where layers repeat, else PaSE's exact DP; brute: every assignment (small graphs)"));
+    mesh_ = new QComboBox(this);
+    mesh_->setEditable(true);
+    mesh_->setMinimumContentsLength(18);
+    mesh_->setToolTip(tr("auto tries every data x model and data x seq x model split; or type axes, e.g. data=4,model=2"));
+    batch_ = new QSpinBox(this);
+    batch_->setRange(1, 1 << 24);
+    batch_->setToolTip(tr("Global batch (sequences per optimizer step)"));
+    microbatches_ = new QSpinBox(this);
+    microbatches_->setRange(1, 4096);
+    microbatches_->setToolTip(tr("Gradient-accumulation steps per optimizer step"));
+    recompute_ = new QComboBox(this);
+    recompute_->addItems({QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
+    recompute_->setToolTip(tr("Activation recomputation"));
+    zero_ = new QComboBox(this);
+    zero_->addItem(tr("if needed"), 0);
+    zero_->addItem(QStringLiteral("1"), 1);
+    zero_->addItem(QStringLiteral("2"), 2);
+    zero_->addItem(QStringLiteral("3"), 3);
+    zero_->setToolTip(tr("ZeRO stage over the data axis; \"if needed\" lets the search add it when nothing fits"));
+    run_ = new QPushButton(tr("Run search"), this);
+    run_->setToolTip(tr("Search for the best plan with these settings (F5)"));
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    cancel_->setToolTip(tr("Stop the search; the plan stays as it was (Esc)"));
+    cancel_->setEnabled(false);
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 1000);
+    progress_->setMinimumWidth(260);
+    progress_->setTextVisible(true);
+    progress_->setFormat(tr("idle"));
+    progress_->setValue(0);
+
+    addWidget(caption(tr("Algorithm"), this));
+    addWidget(algorithm_);
+    addWidget(caption(tr("Mesh"), this));
+    addWidget(mesh_);
+    addWidget(caption(tr("Batch"), this));
+    addWidget(batch_);
+    addWidget(caption(tr("Micro-batches"), this));
+    addWidget(microbatches_);
+    addWidget(caption(tr("Recompute"), this));
+    addWidget(recompute_);
+    addWidget(caption(tr("ZeRO"), this));
+    addWidget(zero_);
+    addSeparator();
+    addWidget(run_);
+    addWidget(cancel_);
+    addWidget(progress_);
+
+    for (QComboBox* c : {algorithm_, recompute_, zero_})
+        connect(c, &QComboBox::currentIndexChanged, this, &SearchBar::push);
+    connect(mesh_, &QComboBox::currentTextChanged, this, &SearchBar::push);
+    for (QSpinBox* s : {batch_, microbatches_})
+        connect(s, &QSpinBox::valueChanged, this, &SearchBar::push);
+    connect(run_, &QPushButton::clicked, session_, [this] { session_->runSearch(false); });
+    connect(cancel_, &QPushButton::clicked, session_, &Session::cancel);
+    connect(session_, &Session::problemChanged, this, &SearchBar::onProblemChanged);
+    connect(session_, &Session::searchSettingsChanged, this, [this] { setSettings(session_->searchSettings()); });
+
+    JobRunner* jobs = session_->jobs();
+    connect(jobs, &JobRunner::started, this, [this](const QString& title) {
+        cancel_->setEnabled(true);
+        progress_->setValue(0);
+        progress_->setFormat(title + QStringLiteral("..."));
+    });
+    connect(jobs, &JobRunner::progressed, this, [this, jobs](double fraction, const QString& detail, double left) {
+        progress_->setValue(static_cast<int>(fraction * 1000));
+        QString text = jobs->title() + QStringLiteral(" %p%");
+        if (!detail.isEmpty())
+            text += QStringLiteral(" - ") + detail;
+        if (left >= 0)
+            text += tr(" - %1 left").arg(seconds(left));
+        progress_->setFormat(text);
+    });
+    connect(jobs, &JobRunner::finished, this, [this](const QString& title, bool cancelled) {
+        cancel_->setEnabled(false);
+        progress_->setValue(cancelled ? 0 : 1000);
+        progress_->setFormat(cancelled ? tr("%1 cancelled").arg(title) : tr("%1: done").arg(title));
+    });
+    setSettings(session_->searchSettings());
+}
+
+SearchSettings SearchBar::settings() const {
+    SearchSettings s;
+    s.algorithm = algorithm_->currentText();
+    s.mesh = mesh_->currentText().trimmed().isEmpty() ? QStringLiteral("auto") : mesh_->currentText().trimmed();
+    const auto problem = session_->state().problem;
+    s.batch = problem && problem->globalBatch() && batch_->value() != *problem->globalBatch() ? batch_->value() : 0;
+    s.microbatches = microbatches_->value();
+    s.recompute = static_cast<Recompute>(recompute_->currentIndex());
+    s.zeroStage = zero_->currentData().toInt();
+    return s;
+}
+
+void SearchBar::setSettings(const SearchSettings& s) {
+    updating_ = true;
+    algorithm_->setCurrentText(s.algorithm);
+    mesh_->setCurrentText(s.mesh);
+    const auto problem = session_->state().problem;
+    if (s.batch > 0)
+        batch_->setValue(s.batch);
+    else if (problem && problem->globalBatch())
+        batch_->setValue(*problem->globalBatch());
+    microbatches_->setValue(s.microbatches);
+    recompute_->setCurrentIndex(static_cast<int>(s.recompute));
+    zero_->setCurrentIndex(zero_->findData(s.zeroStage));
+    updating_ = false;
+}
+
+void SearchBar::onProblemChanged() {
+    const auto problem = session_->state().problem;
+    updating_ = true;
+    const QString keep = mesh_->currentText();
+    mesh_->clear();
+    mesh_->addItem(QStringLiteral("auto"));
+    if (problem)
+        for (const Mesh& m : candidateMeshes(problem->cluster.deviceCount(), problem->cluster.devicesPerNode()))
+            mesh_->addItem(q(m.toString()));
+    mesh_->setCurrentText(keep.isEmpty() ? QStringLiteral("auto") : keep);
+    const bool batchEditable = problem && problem->globalBatch();
+    batch_->setEnabled(batchEditable);
+    microbatches_->setEnabled(batchEditable);
+    batch_->setToolTip(batchEditable ? tr("Global batch (sequences per optimizer step)")
+                                     : tr("This model file fixes its own batch"));
+    if (batchEditable)
+        batch_->setValue(*problem->globalBatch());
+    if (problem)
+        microbatches_->setValue(problem->microbatches);
+    updating_ = false;
+    push();
+}
+
+void SearchBar::push() {
+    if (!updating_)
+        session_->setSearchSettings(settings());
+}
+
+} // namespace shardscope::ui

@@ -1,0 +1,44 @@
+#pragma once
+// The search bar: algorithm, mesh (auto or axes), global batch, micro-batches, recomputation and
+// ZeRO; Run and Cancel; a progress bar with the best step time so far and the time left.
+
+#include "session/session.h"
+
+#include <QToolBar>
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace shardscope::ui {
+
+class SearchBar final : public QToolBar {
+    Q_OBJECT
+public:
+    /// A bar driving `session`'s searches.
+    explicit SearchBar(Session* session, QWidget* parent = nullptr);
+    /// The settings as the widgets show them.
+    SearchSettings settings() const;
+    /// Shows `settings` in the widgets.
+    void setSettings(const SearchSettings& settings);
+
+private:
+    void onProblemChanged();
+    void push();
+
+    Session* session_;
+    QComboBox* algorithm_ = nullptr;
+    QComboBox* mesh_ = nullptr;
+    QSpinBox* batch_ = nullptr;
+    QSpinBox* microbatches_ = nullptr;
+    QComboBox* recompute_ = nullptr;
+    QComboBox* zero_ = nullptr;
+    QPushButton* run_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    bool updating_ = false;
+};
+
+} // namespace shardscope::ui

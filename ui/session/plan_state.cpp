@@ -1,0 +1,27 @@
+#include "plan_state.h"
+
+#include "engine/util/error.h"
+
+namespace shardscope::ui {
+
+PlanState costPlan(std::shared_ptr<const Problem> problem, Plan plan, const PlanState* reuse) {
+    plan.mesh.verify(problem->cluster.deviceCount(), problem->cluster.name);
+    if (const std::string error = plan.verify(problem->graph); !error.empty())
+        throw InputError(error);
+    PlanState s;
+    if (reuse && reuse->problem == problem && reuse->model && reuse->plan.mesh.toString() == plan.mesh.toString() &&
+        reuse->plan.settings == plan.settings) {
+        s.model = reuse->model;
+    } else {
+        // The cost model refers to the problem's graph and cluster: its deleter keeps them alive.
+        s.model = std::shared_ptr<const CostModel>(
+            new CostModel(problem->graph, problem->cluster, plan.mesh, plan.settings),
+            [keep = problem](const CostModel* m) { delete m; });
+    }
+    s.evaluation = evaluate(*s.model, plan);
+    s.problem = std::move(problem);
+    s.plan = std::move(plan);
+    return s;
+}
+
+} // namespace shardscope::ui

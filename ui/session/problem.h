@@ -1,0 +1,46 @@
+#pragma once
+// A loaded model and cluster: immutable once built, shared between the window and its workers.
+
+#include "engine/cluster/cluster.h"
+#include "engine/cost/cost_terms.h"
+#include "engine/io/model_file.h"
+#include "engine/search/repeated_blocks.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shardscope::ui {
+
+/// What was loaded and how to load it again (with another batch or micro-batch count).
+struct Problem {
+    Graph graph;                          ///< one micro-batch
+    Cluster cluster;
+    ModelRequest model;
+    std::string clusterSpec;              ///< preset name or file
+    std::optional<int> nodes;
+    std::optional<BuilderModel> builder;  ///< presets and Hugging Face configs; nullopt for model files
+    int microbatches = 1;
+    std::vector<Edge> edges;              ///< graphEdges(graph)
+    std::optional<RepeatedBlocks> blocks; ///< the repeated layers, if any
+
+    /// The global batch the graph was built for, or nullopt when the model file fixes it.
+    std::optional<int> globalBatch() const {
+        return builder ? std::optional<int>(builder->params.batch) : std::nullopt;
+    }
+};
+
+/// A problem from an already built `graph` and `cluster`; `model`, `clusterSpec` and `nodes` say how
+/// they were loaded.
+std::shared_ptr<const Problem> makeProblem(Graph graph, Cluster cluster, const ModelRequest& model,
+                                           const std::string& clusterSpec, std::optional<int> nodes, int microbatches);
+/// Loads `model` for `microbatches` micro-batches on cluster `clusterSpec` scaled to `nodes`.
+/// Throws InputError naming the problem.
+std::shared_ptr<const Problem> loadProblem(const ModelRequest& model, const std::string& clusterSpec,
+                                           std::optional<int> nodes, int microbatches);
+/// `base` rebuilt from its model request with global batch `batch` (if set) and `microbatches`.
+/// Throws InputError naming the problem.
+std::shared_ptr<const Problem> rebuiltProblem(const Problem& base, std::optional<int> batch, int microbatches);
+
+} // namespace shardscope::ui

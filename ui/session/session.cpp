@@ -1,0 +1,341 @@
+#include "session.h"
+
+#include "edit_commands.h"
+#include "util/qt_text.h"
+
+#include "engine/io/cluster_file.h"
+#include "engine/io/plan_file.h"
+#include "engine/plans/baselines.h"
+#include "engine/util/error.h"
+#include "engine/util/units.h"
+
+#include <QThread>
+
+namespace shardscope::ui {
+
+namespace {
+
+
+/// One axis named "data" over every device.
+Mesh dataMesh(int devices) { return Mesh{{MeshAxis{"data", devices}}}; }
+
+/// A search's plan, costed, with its report.
+struct SearchOutcome {
+    PlanState state;
+    std::shared_ptr<const SearchResult> result;
+};
+
+/// The best baseline of a comparison.
+struct Comparison {
+    std::string name;
+    double stepTime = 0;
+};
+
+} // namespace
+
+Session::Session(QObject* parent, int searchThreads)
+    : QObject(parent), jobs_(QThreadPool::globalInstance()), compare_(QThreadPool::globalInstance()),
+      searchThreads_(searchThreads > 0 ? searchThreads : std::max(1, QThread::idealThreadCount() - 1)) {
+    undo_.setUndoLimit(500);
+    connect(&jobs_, &JobRunner::failed, this, [this](const QString&, const QString& error) { emit failed(error); });
+    connect(&compare_, &JobRunner::failed, this, [this](const QString&, const QString& error) { emit failed(error); });
+}
+
+void Session::replaceAll(PlanState state, const QString& planPath) {
+    undo_.clear();
+    lastSearch_.reset();
+    planPath_ = planPath;
+    state_ = std::move(state);
+    // Start on the op that costs the most, so the inspector has something to explain.
+    selected_.reset();
+    double most = -1;
+    for (const OpReport& r : state_.evaluation->perOp)
+        if (r.computeTime + r.commTime > most) {
+            most = r.computeTime + r.commTime;
+            selected_ = r.op;
+        }
+    emit problemChanged();
+    emit planChanged();
+    emit selectionChanged();
+}
+
+void Session::restore(const PlanState& state) {
+    const bool newProblem = state.problem != state_.problem;
+    state_ = state;
+    if (newProblem) {
+        if (selected_ && selected_->index() >= state_.problem->graph.ops().size())
+            selected_.reset();
+        emit problemChanged();
+    }
+    emit planChanged();
+}
+
+void Session::pushPlan(PlanState next, const QString& text) { undo_.push(new ReplacePlanCommand(this, std::move(next), text)); }
+
+void Session::openScenario(const ScenarioRequest& request) {
+    jobs_.start<PlanState>(
+        tr("Loading %1").arg(q(request.model.spec)),
+        [request](const JobContext&) {
+            Scenario s = loadScenario(request);
+            auto problem = makeProblem(std::move(s.graph), std::move(s.cluster), request.model, request.cluster,
+                                       request.nodes, s.plan.settings.microbatches);
+            return costPlan(std::move(problem), std::move(s.plan));
+        },
+        [this, request](const PlanState& s) {
+            replaceAll(s, isBaselineSpec(request.strategy) ? QString() : q(request.strategy));
+            emit message(tr("Opened %1 on %2").arg(q(s.problem->graph.name), q(s.problem->cluster.name)));
+        });
+}
+
+void Session::openModel(const ModelRequest& model) {
+    const std::string clusterSpec = loaded() ? state_.problem->clusterSpec : std::string("dgx-a100");
+    const std::optional<int> nodes = loaded() ? state_.problem->nodes : std::nullopt;
+    const std::optional<Mesh> mesh = loaded() ? std::optional<Mesh>(state_.plan.mesh) : std::nullopt;
+    StepSettings settings;
+    settings.microbatches = settings_.microbatches;
+    settings.recompute = settings_.recompute;
+    jobs_.start<PlanState>(
+        tr("Loading %1").arg(q(model.spec)),
+        [model, clusterSpec, nodes, mesh, settings](const JobContext&) {
+            // A model file fixes its batch: it is built for one micro-batch.
+            StepSettings use = settings;
+            if (!resolveBuilder(model))
+                use.microbatches = 1;
+            auto problem = loadProblem(model, clusterSpec, nodes, use.microbatches);
+            const Mesh m = mesh ? *mesh : dataMesh(problem->cluster.deviceCount());
+            return costPlan(problem, baselinePlan(problem->graph, m, "dp", use));
+        },
+        [this](const PlanState& s) {
+            replaceAll(s, {});
+            emit message(tr("Opened model %1").arg(q(s.problem->graph.name)));
+        });
+}
+
+void Session::openCluster(const std::string& spec, std::optional<int> nodes) {
+    if (!loaded()) {
+        ScenarioRequest request;
+        request.model.spec = "gpt2-small";
+        request.cluster = spec;
+        request.nodes = nodes;
+        openScenario(request);
+        return;
+    }
+    const PlanState current = state_;
+    jobs_.start<PlanState>(
+        tr("Loading cluster %1").arg(q(spec)),
+        [current, spec, nodes](const JobContext&) {
+            const Problem& p = *current.problem;
+            auto problem = makeProblem(p.graph, loadCluster(spec, nodes), p.model, spec, nodes, p.microbatches);
+            const int devices = problem->cluster.deviceCount();
+            if (current.plan.mesh.deviceCount() == devices)
+                return costPlan(problem, current.plan);
+            return costPlan(problem, baselinePlan(problem->graph, dataMesh(devices), "dp", current.plan.settings));
+        },
+        [this](const PlanState& s) {
+            replaceAll(s, {});
+            emit message(tr("Opened cluster %1 (%2 devices)")
+                             .arg(q(s.problem->cluster.name))
+                             .arg(s.problem->cluster.deviceCount()));
+        });
+}
+
+void Session::openPlan(const QString& path) {
+    if (!loaded()) {
+        emit failed(tr("Open a model before a plan: %1 needs the model it was made for").arg(path));
+        return;
+    }
+    const auto problem = state_.problem;
+    jobs_.start<PlanState>(
+        tr("Opening plan %1").arg(path),
+        [problem, path](const JobContext&) {
+            ModelWithPlan loaded = loadPlanWithModel(problem->model, path.toStdString());
+            const int micro = loaded.plan.settings.microbatches;
+            auto p = micro == problem->microbatches
+                         ? problem
+                         : makeProblem(std::move(loaded.graph), problem->cluster, problem->model, problem->clusterSpec,
+                                       problem->nodes, micro);
+            return costPlan(p, std::move(loaded.plan));
+        },
+        [this, path](const PlanState& s) {
+            pushPlan(s, tr("Open plan %1").arg(path));
+            planPath_ = path;
+            emit message(tr("Opened plan %1").arg(path));
+        });
+}
+
+QString Session::savePlan(const QString& path) {
+    if (!loaded())
+        return tr("Nothing to save: no model is loaded");
+    try {
+        shardscope::savePlan(path.toStdString(), state_.plan, state_.problem->graph, state_.evaluation.get());
+    } catch (const std::exception& e) {
+        return q(e.what());
+    }
+    planPath_ = path;
+    undo_.setClean();
+    emit message(tr("Saved %1").arg(path));
+    return {};
+}
+
+void Session::selectOp(std::optional<OpId> op) {
+    if (op == selected_)
+        return;
+    selected_ = op;
+    emit selectionChanged();
+}
+
+void Session::setSearchSettings(const SearchSettings& settings) {
+    if (settings == settings_)
+        return;
+    settings_ = settings;
+    emit searchSettingsChanged();
+}
+
+void Session::overrideStrategy(OpId op, const OpStrategy& strategy) {
+    if (!loaded() || state_.plan.strategies[op.index()] == strategy)
+        return;
+    Plan next = state_.plan;
+    next.strategies[op.index()] = strategy;
+    const Op& o = state_.problem->graph.op(op);
+    try {
+        pushPlan(costPlan(state_.problem, std::move(next), &state_),
+                 tr("Set %1 to %2").arg(q(o.name), q(strategy.toString(o.rule, state_.plan.mesh))));
+    } catch (const InputError& e) {
+        emit failed(q(e.what()));
+    }
+}
+
+void Session::setLocked(OpId op, bool locked) {
+    if (!loaded() || state_.plan.locked[op.index()] == locked)
+        return;
+    Plan next = state_.plan;
+    next.locked[op.index()] = locked;
+    const QString name = q(state_.problem->graph.op(op).name);
+    pushPlan(costPlan(state_.problem, std::move(next), &state_), locked ? tr("Lock %1").arg(name) : tr("Unlock %1").arg(name));
+}
+
+void Session::applyBaseline(const std::string& spec) {
+    if (!loaded())
+        return;
+    try {
+        StepSettings settings = state_.plan.settings;
+        settings.zeroStage = 0;
+        settings.zeroAxes = 0;
+        Plan plan = baselinePlan(state_.problem->graph, state_.plan.mesh, spec, settings);
+        pushPlan(costPlan(state_.problem, std::move(plan), &state_), tr("Baseline %1").arg(q(spec)));
+    } catch (const InputError& e) {
+        emit failed(q(e.what()));
+    }
+}
+
+void Session::runSearch(bool aroundLocks) {
+    if (!loaded())
+        return;
+    const SearchSettings settings = settings_;
+    const PlanState current = state_;
+    std::vector<std::optional<OpStrategy>> locks(current.plan.strategies.size());
+    bool anyLock = false;
+    for (std::size_t i = 0; i < locks.size(); ++i)
+        if (current.plan.locked[i]) {
+            locks[i] = current.plan.strategies[i];
+            anyLock = true;
+        }
+    std::optional<Mesh> mesh;
+    try {
+        if (aroundLocks || (anyLock && settings.mesh == QStringLiteral("auto")))
+            mesh = current.plan.mesh;
+        else if (settings.mesh != QStringLiteral("auto"))
+            mesh = Mesh::parse(settings.mesh.toStdString());
+        if (mesh)
+            mesh->verify(current.problem->cluster.deviceCount(), current.problem->cluster.name);
+    } catch (const InputError& e) {
+        emit failed(q(e.what()));
+        return;
+    }
+    if (anyLock && mesh && mesh->toString() != current.plan.mesh.toString()) {
+        locks.clear();
+        emit message(tr("Locks not kept: they belong to mesh %1").arg(q(current.plan.mesh.toString())));
+    }
+    StepSettings step;
+    step.microbatches = settings.microbatches;
+    step.recompute = settings.recompute;
+    step.optimizer = current.plan.settings.optimizer;
+    step.zeroStage = settings.zeroStage;
+    const std::optional<int> batch = settings.batch > 0 ? std::optional<int>(settings.batch) : std::nullopt;
+    const std::string algorithm = settings.algorithm.toStdString();
+    const int threads = searchThreads_;
+    jobs_.start<SearchOutcome>(
+        aroundLocks ? tr("Re-searching around locks") : tr("Searching"),
+        [current, locks, mesh, step, batch, algorithm, threads](const JobContext& context) {
+            const Problem& base = *current.problem;
+            const bool fixedBatch = !base.builder;
+            const bool rebuild = !fixedBatch && ((batch && batch != base.globalBatch()) || step.microbatches != base.microbatches);
+            StepSettings use = step;
+            if (fixedBatch)
+                use.microbatches = 1;
+            auto problem = rebuild ? rebuiltProblem(base, batch, step.microbatches) : current.problem;
+            SearchRequest r;
+            r.graph = &problem->graph;
+            r.cluster = &problem->cluster;
+            r.mesh = mesh;
+            r.settings = use;
+            r.locks = locks;
+            r.algorithm = algorithm;
+            r.threads = threads;
+            r.stop = context.stop;
+            r.progress = [&context](const SearchProgress& p) {
+                context.progress(p.fraction, p.bestStepTime > 0 && p.bestStepTime < 1e300
+                                                 ? QStringLiteral("best %1").arg(seconds(p.bestStepTime))
+                                                 : QString());
+            };
+            auto result = search(r);
+            return SearchOutcome{costPlan(problem, result->plan), result};
+        },
+        [this](const SearchOutcome& o) {
+            lastSearch_ = o.result;
+            const SearchReport& r = o.result->report;
+            pushPlan(o.state, tr("Search (%1, %2)").arg(q(r.algorithm), q(o.state.plan.mesh.toString())));
+            emit message(tr("Search found %1 per step on %2 in %3 (%4)")
+                             .arg(seconds(o.state.evaluation->stepTime), q(o.state.plan.mesh.toString()),
+                                  seconds(r.searchSeconds), q(r.algorithm)));
+        });
+}
+
+void Session::cancel() {
+    if (!jobs_.busy())
+        return;
+    jobs_.cancel();
+    emit message(tr("Cancelled; the plan is unchanged"));
+}
+
+void Session::compareWithBaseline() {
+    if (!loaded())
+        return;
+    const PlanState current = state_;
+    compare_.start<Comparison>(
+        tr("Comparing with baselines"),
+        [current](const JobContext&) {
+            Comparison best;
+            bool bestFits = false;
+            for (const char* spec : {"dp", "megatron", "megatron-sp"}) {
+                StepSettings settings = current.plan.settings;
+                settings.zeroStage = 0;
+                settings.zeroAxes = 0;
+                const Plan plan = baselinePlan(current.problem->graph, current.plan.mesh, spec, settings);
+                const CostModel model(current.problem->graph, current.problem->cluster, plan.mesh, plan.settings);
+                const auto e = evaluate(model, plan);
+                const bool better = best.name.empty() || (e->feasible && !bestFits) ||
+                                    (e->feasible == bestFits && e->stepTime < best.stepTime);
+                if (better) {
+                    best = Comparison{spec, e->stepTime};
+                    bestFits = e->feasible;
+                }
+            }
+            return best;
+        },
+        [this, current](const Comparison& c) {
+            emit comparison(q(c.name), c.stepTime, current.evaluation->stepTime);
+        });
+}
+
+} // namespace shardscope::ui

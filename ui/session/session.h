@@ -1,0 +1,111 @@
+#pragma once
+// The shared interaction state of the window (CONVENTIONS 15): the loaded problem, the current plan
+// and its evaluation, the selected op, the undo stack and the search settings. Views read it and
+// subscribe to its signals; they never call each other. Long work (loading, searching, comparing)
+// runs through JobRunners; edits go through QUndoStack commands.
+
+#include "plan_state.h"
+#include "search_settings.h"
+
+#include "engine/io/scenario.h"
+#include "engine/search/search.h"
+#include "jobs/job_runner.h"
+
+#include <QObject>
+#include <QUndoStack>
+
+#include <optional>
+
+namespace shardscope::ui {
+
+class Session final : public QObject {
+    Q_OBJECT
+public:
+    /// An empty session; `searchThreads` is the search's mesh-choice thread count (0 = cores - 1).
+    explicit Session(QObject* parent = nullptr, int searchThreads = 0);
+
+    /// The current plan, problem, cost model and evaluation (problem is null before any load).
+    const PlanState& state() const { return state_; }
+    /// True when a model and cluster are loaded.
+    bool loaded() const { return state_.problem != nullptr; }
+    /// The selected op, if any.
+    std::optional<OpId> selectedOp() const { return selected_; }
+    /// Edits of the plan, undoable.
+    QUndoStack* undoStack() { return &undo_; }
+    /// The runner of loads and searches (progress, cancel).
+    JobRunner* jobs() { return &jobs_; }
+    /// True while a load or search runs.
+    bool busy() const { return jobs_.busy(); }
+    /// The settings the next search uses.
+    const SearchSettings& searchSettings() const { return settings_; }
+    /// The report of the search that produced the current plan's predecessor, if any.
+    std::shared_ptr<const SearchResult> lastSearch() const { return lastSearch_; }
+    /// The plan file last opened or saved, or empty.
+    QString planPath() const { return planPath_; }
+
+    /// Loads a whole scenario (model, cluster, mesh, baseline or plan file); replaces everything
+    /// and clears the undo stack. Asynchronous: stateReplaced() or failed().
+    void openScenario(const ScenarioRequest& request);
+    /// Loads another model on the current cluster, starting from data parallelism on the mesh.
+    void openModel(const ModelRequest& model);
+    /// Loads another cluster for the current model, keeping the plan when the device count allows.
+    void openCluster(const std::string& spec, std::optional<int> nodes);
+    /// Opens a plan file for the current model (rebuilt for the plan's micro-batch count).
+    void openPlan(const QString& path);
+    /// Saves the plan atomically to `path`; returns an error message or an empty string.
+    QString savePlan(const QString& path);
+
+    /// Selects `op` (or nothing).
+    void selectOp(std::optional<OpId> op);
+    /// Sets the search settings.
+    void setSearchSettings(const SearchSettings& settings);
+    /// Overrides the strategy of `op` (undoable).
+    void overrideStrategy(OpId op, const OpStrategy& strategy);
+    /// Locks or unlocks `op` (undoable).
+    void setLocked(OpId op, bool locked);
+    /// Replaces the plan with a baseline on the current mesh and settings (undoable).
+    void applyBaseline(const std::string& spec);
+
+    /// Runs the search with the current settings. Locked ops keep their strategy; with locks and mesh
+    /// "auto" the mesh is the plan's. With `aroundLocks` the mesh is always the plan's.
+    void runSearch(bool aroundLocks = false);
+    /// Stops the running job; the plan stays as it was.
+    void cancel();
+    /// Evaluates the baselines on the current mesh in the background; comparison() reports the best.
+    void compareWithBaseline();
+
+    /// Replaces the state (used by undo commands); re-costs when needed and emits planChanged().
+    void restore(const PlanState& state);
+
+signals:
+    /// A new problem was loaded (or restored): views rebuild from scratch.
+    void problemChanged();
+    /// The plan or its evaluation changed.
+    void planChanged();
+    /// The selection changed.
+    void selectionChanged();
+    /// The search settings changed.
+    void searchSettingsChanged();
+    /// A load, search or save failed; `message` names the problem. Nothing already loaded changed.
+    void failed(const QString& message);
+    /// A short note for the status bar.
+    void message(const QString& text);
+    /// The result of compareWithBaseline(): the best baseline, its step time, and the plan's.
+    void comparison(const QString& baseline, double baselineStepTime, double planStepTime);
+
+private:
+    void replaceAll(PlanState state, const QString& planPath);
+    void pushPlan(PlanState next, const QString& text);
+
+    PlanState state_;
+    std::optional<OpId> selected_;
+    QUndoStack undo_;
+    JobRunner jobs_;
+    JobRunner compare_;
+    SearchSettings settings_;
+    std::shared_ptr<const SearchResult> lastSearch_;
+    QString planPath_;
+    int searchThreads_;
+};
+
+} // namespace shardscope::ui
