@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -109,6 +110,15 @@ private slots:
         const Plan searched = s->state().plan;
         QVERIFY(s->state().evaluation->stepTime <= dp);
         QCOMPARE(s->undoStack()->count(), 1);
+        // Compare with baseline: the searched plan is never slower than the best baseline.
+        QSignalSpy compared(s, &Session::comparison);
+        s->compareWithBaseline();
+        QTRY_COMPARE(compared.count(), 1);
+        QVERIFY(compared.front().at(2).toDouble() <= compared.front().at(1).toDouble() * (1 + 1e-12));
+        bool shown = false;
+        for (QLabel* label : w.findChildren<QLabel*>())
+            shown = shown || label->text().startsWith(QStringLiteral("vs ") + compared.front().at(0).toString());
+        QVERIFY(shown);
 
         // Override fc1 with its cheapest other strategy, through the inspector.
         const OpId fc1 = *s->state().problem->graph.findOp("layers.0.mlp.fc1");

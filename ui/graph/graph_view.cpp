@@ -85,6 +85,9 @@ GraphView::GraphView(Session* session, QWidget* parent)
     legend_->setToolTip(tr("Colours: what each op's strategy splits over which mesh axis (ops per colour)"));
     legend_->setSelectionMode(QAbstractItemView::NoSelection);
     legend_->setMinimumWidth(150);
+    legend_->setWordWrap(true);
+    legend_->setResizeMode(QListView::Adjust);
+    legend_->setTextElideMode(Qt::ElideNone);
     split->addWidget(view_);
     split->addWidget(legend_);
     split->setStretchFactor(0, 1);
@@ -217,7 +220,9 @@ void GraphView::refreshLooks() {
     for (std::size_t i = 0; i < legend.entries.size(); ++i) {
         QPixmap swatch(14, 14);
         swatch.fill(legendColor(static_cast<int>(i), legend.entries[i].replicated));
-        legend_->addItem(new QListWidgetItem(QIcon(swatch), tr("%1 (%2)").arg(q(legend.entries[i].label)).arg(legend.entries[i].ops)));
+        auto* item = new QListWidgetItem(QIcon(swatch), tr("%1 (%2)").arg(q(legend.entries[i].label)).arg(legend.entries[i].ops));
+        item->setToolTip(item->text());
+        legend_->addItem(item);
     }
     // Resharding inside the stack shows on the stack itself.
     std::vector<CollectiveSummary> stackInternal;

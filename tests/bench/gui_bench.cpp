@@ -1,0 +1,112 @@
+// shardscope-gui-bench: frame and layout times of the window's views, offscreen. Figures are
+// medians of several runs; targets are reported, never asserted.
+//
+//   QT_QPA_PLATFORM=offscreen build/tests/bench/shardscope-gui-bench
+
+#include "graph/graph_view.h"
+#include "session/session.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QGraphicsView>
+#include <QTest>
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+namespace {
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+void row(const char* name, int items, double ms, const char* target) {
+    std::printf("%-52s %8d %10.2f ms  %s\n", name, items, ms, target);
+    std::fflush(stdout);
+}
+
+/// Median time of `runs` synchronous repaints of `view`; with `zooming`, each frame first zooms in
+/// or out by 10% (as a wheel step does), so no item's cached pixmap can be reused.
+double paintMs(QGraphicsView* view, int runs, bool zooming = false) {
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+        QElapsedTimer t;
+        t.start();
+        if (zooming) {
+            const double f = i % 2 ? 1 / 1.1 : 1.1;
+            view->scale(f, f);
+        }
+        view->viewport()->repaint();
+        times.push_back(t.nsecsElapsed() / 1e6);
+    }
+    return median(times);
+}
+
+bool waitFor(const std::function<bool()>& done) {
+    QElapsedTimer clock;
+    clock.start();
+    while (!done() && clock.elapsed() < 300000)
+        QTest::qWait(5);
+    return done();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    std::printf("%-52s %8s %13s  %s\n", "case", "items", "median", "target");
+    Session session(nullptr, 1);
+    GraphView view(&session);
+    view.resize(1400, 900);
+    view.show();
+    ScenarioRequest r;
+    r.model.spec = "gpt3-175b";
+    r.cluster = "dgx-a100";
+    r.nodes = 128;
+    r.mesh = "data=128,model=8";
+    r.strategy = "megatron-sp";
+    session.openScenario(r);
+    if (!waitFor([&] { return !session.busy() && !view.layoutBusy() && view.displayGraph(); }))
+        return 1;
+    auto* graphics = view.findChild<QGraphicsView*>();
+    const int collapsed = int(view.scene()->items().size());
+    view.fitToWindow();
+    row("graph view, gpt3-175b collapsed, fit: one frame", collapsed, paintMs(graphics, 15),
+        "under 16 ms");
+
+    std::vector<double> layouts;
+    for (int i = 0; i < 3; ++i) {
+        QElapsedTimer t;
+        t.start();
+        view.setExpanded(true);
+        if (!waitFor([&] { return !view.layoutBusy(); }))
+            return 1;
+        layouts.push_back(t.nsecsElapsed() / 1e6);
+        if (i < 2)
+            view.setExpanded(false), waitFor([&] { return !view.layoutBusy(); });
+    }
+    const int expanded = int(view.scene()->items().size());
+    row("graph view, gpt3-175b expanded: layout (background)", expanded, median(layouts),
+        "in the background; the window stays responsive");
+    view.fitToWindow();
+    row("graph view, gpt3-175b expanded, fit width: one frame", expanded, paintMs(graphics, 15),
+        "under 16 ms");
+    graphics->resetTransform();
+    graphics->centerOn(view.scene()->sceneRect().center());
+    row("graph view, gpt3-175b expanded, 100%: one frame", expanded, paintMs(graphics, 15),
+        "under 16 ms");
+    row("graph view, gpt3-175b expanded, 100%, zooming: one frame", expanded, paintMs(graphics, 15, true),
+        "under 16 ms");
+    graphics->scale(0.05, 0.05);
+    row("graph view, gpt3-175b expanded, 5%: one frame", expanded, paintMs(graphics, 15), "under 16 ms");
+    row("graph view, gpt3-175b expanded, 5%, zooming: one frame", expanded, paintMs(graphics, 15, true),
+        "under 16 ms");
+    if (argc > 1)
+        graphics->viewport()->grab().save(QString::fromLocal8Bit(argv[1]));
+    return 0;
+}
