@@ -1,6 +1,10 @@
 #include "main_window.h"
 
+#include "cluster/cluster_view.h"
+#include "compare/compare_view.h"
 #include "graph/graph_view.h"
+#include "timeline/timeline_panel.h"
+#include "timeline/timeline_view.h"
 #include "panels/inspector_panel.h"
 #include "panels/ops_panel.h"
 #include "panels/search_bar.h"
@@ -28,16 +32,25 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
     setCentralWidget(graph_);
 
     inspector_ = new InspectorPanel(&session_, this);
-    auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
-    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
-    inspectorDock->setWidget(inspector_);
-    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-
+    cluster_ = new ClusterView(&session_, this);
     ops_ = new OpsPanel(&session_, this);
-    auto* opsDock = new QDockWidget(tr("Ops"), this);
-    opsDock->setObjectName(QStringLiteral("opsDock"));
-    opsDock->setWidget(ops_);
-    addDockWidget(Qt::BottomDockWidgetArea, opsDock);
+    timeline_ = new TimelinePanel(&session_, this);
+    compare_ = new CompareView(&session_, this);
+    QDockWidget* inspectorDock = addPanel(inspector_, tr("Inspector"), QStringLiteral("inspector"), Qt::RightDockWidgetArea);
+    QDockWidget* clusterDock = addPanel(cluster_, tr("Cluster"), QStringLiteral("cluster"), Qt::RightDockWidgetArea);
+    QDockWidget* opsDock = addPanel(ops_, tr("Ops"), QStringLiteral("ops"), Qt::BottomDockWidgetArea);
+    QDockWidget* timelineDock = addPanel(timeline_, tr("Timeline"), QStringLiteral("timeline"), Qt::BottomDockWidgetArea);
+    QDockWidget* compareDock = addPanel(compare_, tr("Compare"), QStringLiteral("compare"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(inspectorDock, clusterDock);
+    tabifyDockWidget(opsDock, timelineDock);
+    tabifyDockWidget(timelineDock, compareDock);
+    inspectorDock->raise();
+    timelineDock->raise();
+    // Panels behind another tab defer their work until they are brought forward.
+    cluster_->setActive(false);
+    compare_->setActive(false);
+    connect(clusterDock, &QDockWidget::visibilityChanged, cluster_, &ClusterView::setActive);
+    connect(compareDock, &QDockWidget::visibilityChanged, compare_, &CompareView::setActive);
 
     searchBar_ = new SearchBar(&session_, this);
     addToolBar(Qt::TopToolBarArea, searchBar_);
@@ -77,8 +90,27 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
     updateTitle();
 }
 
+QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, const QString& name, Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(name + QStringLiteral("Dock"));
+    dock->setWidget(panel);
+    addDockWidget(area, dock);
+    return dock;
+}
+
 bool MainWindow::settled() const {
-    return !session_.busy() && !graph_->layoutBusy();
+    return !session_.busy() && !graph_->layoutBusy() && !timeline_->view()->busy() && !compare_->busy();
+}
+
+QWidget* MainWindow::showPanel(const QString& name) {
+    if (name == QStringLiteral("graph"))
+        return graph_;
+    auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock"));
+    if (!dock)
+        return nullptr;
+    dock->show();
+    dock->raise();
+    return dock->widget();
 }
 
 void MainWindow::openFile(const QString& path) {

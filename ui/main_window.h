@@ -9,15 +9,19 @@
 
 #include <QMainWindow>
 
+class QDockWidget;
 class QLabel;
 class QMenu;
 
 namespace shardscope::ui {
 
+class ClusterView;
+class CompareView;
 class GraphView;
 class InspectorPanel;
 class OpsPanel;
 class SearchBar;
+class TimelinePanel;
 
 class MainWindow final : public QMainWindow {
     Q_OBJECT
@@ -35,6 +39,15 @@ public:
     OpsPanel* opsPanel() const { return ops_; }
     /// The search bar.
     SearchBar* searchBar() const { return searchBar_; }
+    /// The cluster panel.
+    ClusterView* clusterView() const { return cluster_; }
+    /// The timeline panel.
+    TimelinePanel* timelinePanel() const { return timeline_; }
+    /// The compare panel.
+    CompareView* compareView() const { return compare_; }
+    /// The panel called `name` (graph, cluster, timeline, compare, inspector, ops), brought to the
+    /// front; null for an unknown name.
+    QWidget* showPanel(const QString& name);
     /// True when nothing runs in the background (loading, searching, layout).
     bool settled() const;
 
@@ -55,6 +68,8 @@ protected:
 
 private:
     void createMenus();
+    void createExportMenu(QMenu* file);
+    QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& name, Qt::DockWidgetArea area);
     void rebuildRecentMenu();
     void showError(const QString& message);
     void showShortcuts();
@@ -67,6 +82,9 @@ private:
     InspectorPanel* inspector_ = nullptr;
     OpsPanel* ops_ = nullptr;
     SearchBar* searchBar_ = nullptr;
+    ClusterView* cluster_ = nullptr;
+    TimelinePanel* timeline_ = nullptr;
+    CompareView* compare_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QLabel* stepLabel_ = nullptr;
     QLabel* memoryLabel_ = nullptr;

@@ -4,7 +4,11 @@
 
 #include "dialogs/open_cluster_dialog.h"
 #include "dialogs/open_model_dialog.h"
+#include "cluster/cluster_view.h"
+#include "export/view_export.h"
 #include "graph/graph_view.h"
+#include "timeline/timeline_panel.h"
+#include "timeline/timeline_view.h"
 #include "util/qt_text.h"
 
 #include "engine/plans/baselines.h"
@@ -17,6 +21,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QStatusBar>
 #include <QToolBar>
 
 namespace shardscope::ui {
@@ -71,6 +76,7 @@ void MainWindow::createMenus() {
     connect(menuAction(file, tr("&Save Plan"), QKeySequence::Save), &QAction::triggered, this, &MainWindow::savePlan);
     connect(menuAction(file, tr("Save Plan &As..."), QKeySequence::SaveAs), &QAction::triggered, this,
             &MainWindow::savePlanAs);
+    createExportMenu(file);
     file->addSeparator();
     connect(menuAction(file, tr("&Quit"), QKeySequence::Quit), &QAction::triggered, this, &MainWindow::close);
 
@@ -132,6 +138,53 @@ void MainWindow::createMenus() {
                               "simulator.")
                                .arg(QApplication::applicationVersion()));
     });
+}
+
+void MainWindow::createExportMenu(QMenu* file) {
+    QMenu* menu = file->addMenu(tr("&Export"));
+    // Asks for a file name with `suffix` and runs `write` on it; errors open the error dialog.
+    auto exporter = [this](const QString& title, const QString& suffix, std::function<QString(const QString&)> write) {
+        return [this, title, suffix, write] {
+            if (!session_.loaded())
+                return;
+            const QString base = q(session_.state().problem->graph.name);
+            QString path = QFileDialog::getSaveFileName(this, title, base + suffix,
+                                                        tr("%1 (*%2)").arg(title, suffix));
+            if (path.isEmpty())
+                return;
+            if (!path.endsWith(suffix))
+                path += suffix;
+            const QString error = write(path);
+            if (!error.isEmpty())
+                showError(error);
+            else
+                statusBar()->showMessage(tr("Exported %1").arg(path), 8000);
+        };
+    };
+    connect(menuAction(menu, tr("Trace for &Perfetto (JSON)..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T)),
+            &QAction::triggered, this,
+            exporter(tr("Trace"), QStringLiteral(".trace.json"), [this](const QString& p) { return exportTrace(session_, p); }));
+    connect(menuAction(menu, tr("&Graph as SVG..."), {}), &QAction::triggered, this,
+            exporter(tr("Graph SVG"), QStringLiteral(".graph.svg"),
+                     [this](const QString& p) { return exportSceneSvg(*graph_->scene(), p, tr("Model graph")); }));
+    connect(menuAction(menu, tr("Graph as P&NG..."), {}), &QAction::triggered, this,
+            exporter(tr("Graph PNG"), QStringLiteral(".graph.png"),
+                     [this](const QString& p) { return exportScenePng(*graph_->scene(), p); }));
+    connect(menuAction(menu, tr("&Cluster as SVG..."), {}), &QAction::triggered, this,
+            exporter(tr("Cluster SVG"), QStringLiteral(".cluster.svg"),
+                     [this](const QString& p) { return exportSceneSvg(*cluster_->scene(), p, tr("Cluster traffic")); }));
+    connect(menuAction(menu, tr("Cluster as PN&G..."), {}), &QAction::triggered, this,
+            exporter(tr("Cluster PNG"), QStringLiteral(".cluster.png"),
+                     [this](const QString& p) { return exportScenePng(*cluster_->scene(), p); }));
+    connect(menuAction(menu, tr("&Timeline as SVG..."), {}), &QAction::triggered, this,
+            exporter(tr("Timeline SVG"), QStringLiteral(".timeline.svg"), [this](const QString& p) {
+                const TimelineView* view = timeline_->view();
+                return exportPaintedSvg([view](QPainter& painter, const QSize& size) { view->render(painter, size); },
+                                        view->viewport()->size(), p, tr("Simulated timeline"));
+            }));
+    connect(menuAction(menu, tr("Timeline as PNG..."), {}), &QAction::triggered, this,
+            exporter(tr("Timeline PNG"), QStringLiteral(".timeline.png"),
+                     [this](const QString& p) { return exportWidgetPng(*timeline_->view()->viewport(), p); }));
 }
 
 void MainWindow::rebuildRecentMenu() {

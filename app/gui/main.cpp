@@ -2,10 +2,12 @@
 // (default: gpt2-small on one DGX A100); --algo runs a search once it is loaded; --screenshot
 // renders the window to a PNG when everything has settled, and exits.
 
+#include "graph/graph_view.h"
 #include "main_window.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QTimer>
 
@@ -17,8 +19,9 @@ namespace {
 /// screenshot mode.
 class Startup final : public QObject {
 public:
-    Startup(shardscope::ui::MainWindow* window, QString algorithm, QString mesh, QString screenshot)
-        : window_(window), algorithm_(std::move(algorithm)), mesh_(std::move(mesh)), screenshot_(std::move(screenshot)) {
+    Startup(shardscope::ui::MainWindow* window, QString algorithm, QString mesh, QString screenshot, QWidget* panel)
+        : window_(window), algorithm_(std::move(algorithm)), mesh_(std::move(mesh)), screenshot_(std::move(screenshot)),
+          panel_(panel ? panel : window) {
         auto* session = window_->session();
         connect(session, &shardscope::ui::Session::problemChanged, this, &Startup::loaded, Qt::SingleShotConnection);
         if (!screenshot_.isEmpty()) {
@@ -58,7 +61,7 @@ private:
         if (++settledPolls_ < 3)
             return;
         poll_.stop();
-        const bool ok = window_->grab().save(screenshot_);
+        const bool ok = panel_->grab().save(screenshot_);
         if (!ok)
             std::fprintf(stderr, "shardscope: could not write %s\n", screenshot_.toLocal8Bit().constData());
         QApplication::exit(ok ? 0 : 2);
@@ -68,6 +71,7 @@ private:
     QString algorithm_;
     QString mesh_;
     QString screenshot_;
+    QWidget* panel_;
     QTimer poll_;
     QElapsedTimer clock_;
     bool searched_ = false;
@@ -102,7 +106,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Render the window to FILE (PNG) once settled, and exit."),
                                         QStringLiteral("FILE"));
-    parser.addOptions({model, set, cluster, nodes, mesh, strategy, algo, screenshot});
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QStringLiteral("With --screenshot: render one panel: graph, cluster, timeline or compare."),
+                                  QStringLiteral("NAME"));
+    parser.addOptions({model, set, cluster, nodes, mesh, strategy, algo, screenshot, view});
     parser.process(app);
 
     shardscope::ScenarioRequest request;
@@ -125,10 +132,30 @@ int main(int argc, char** argv) {
     request.strategy = parser.value(strategy).toStdString();
 
     shardscope::ui::MainWindow window;
-    Startup startup(&window, parser.value(algo), parser.value(mesh), parser.value(screenshot));
+    QWidget* panel = nullptr;
+    if (parser.isSet(view)) {
+        const QString name = parser.value(view);
+        panel = name == QStringLiteral("graph") || name == QStringLiteral("cluster") || name == QStringLiteral("timeline") ||
+                        name == QStringLiteral("compare")
+                    ? window.showPanel(name)
+                    : nullptr;
+        if (!panel) {
+            std::fprintf(stderr, "shardscope: --view %s: expected graph, cluster, timeline or compare\n",
+                         name.toLocal8Bit().constData());
+            return 2;
+        }
+    }
+    Startup startup(&window, parser.value(algo), parser.value(mesh), parser.value(screenshot), panel);
     if (parser.isSet(screenshot))
         window.resize(1600, 1000);
     window.show();
+    if (panel && panel != static_cast<QWidget*>(window.graphView())) {
+        // A panel on its own: float its dock at a size that shows it well.
+        auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget());
+        dock->setFloating(true);
+        dock->resize(1400, 860);
+        dock->show();
+    }
     window.session()->openScenario(request);
     return QApplication::exec();
 }

@@ -5,6 +5,11 @@
 
 #include "graph/graph_view.h"
 #include "session/session.h"
+#include "timeline/timeline_view.h"
+
+#include "engine/cluster/cluster_presets.h"
+#include "engine/io/model_file.h"
+#include "engine/plans/baselines.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -47,6 +52,21 @@ double paintMs(QGraphicsView* view, int runs, bool zooming = false) {
     return median(times);
 }
 
+/// Median time of `runs` synchronous repaints of `viewport`; with `zoom`, each frame first zooms the
+/// timeline in or out by 10% around the middle.
+double paintMs(QWidget* viewport, int runs, TimelineView* zoom = nullptr) {
+    std::vector<double> times;
+    for (int i = 0; i < runs; ++i) {
+        QElapsedTimer t;
+        t.start();
+        if (zoom)
+            zoom->zoomBy(i % 2 ? 1 / 1.1 : 1.1, 600);
+        viewport->repaint();
+        times.push_back(t.nsecsElapsed() / 1e6);
+    }
+    return median(times);
+}
+
 bool waitFor(const std::function<bool()>& done) {
     QElapsedTimer clock;
     clock.start();
@@ -57,9 +77,53 @@ bool waitFor(const std::function<bool()>& done) {
 
 } // namespace
 
+/// Timeline frames over a real simulation with about a million events per device: gpt3-175b on
+/// 1024 GPUs, megatron-sp + ZeRO-3, 256 micro-batches.
+void benchTimeline() {
+    StepSettings settings;
+    settings.microbatches = 256;
+    const Graph graph = loadModel(ModelRequest{"gpt3-175b", {}, 4096}, settings.microbatches);
+    const Cluster cluster = clusterPreset("dgx-a100", 128);
+    const Mesh mesh = Mesh::parse("data=128,model=8");
+    const Plan plan = baselinePlan(graph, mesh, "megatron-sp+zero3", settings);
+    const CostModel model(graph, cluster, mesh, plan.settings);
+    QElapsedTimer t;
+    t.start();
+    const auto sim = simulate(model, plan, SimOptions{});
+    const double simulateMs = t.nsecsElapsed() / 1e6;
+    const int events = int(sim->eventCount());
+    row("simulate gpt3-175b, 1024 GPUs, 256 micro-batches", events, simulateMs, "in the background");
+    std::vector<double> arrange;
+    std::shared_ptr<const TimelineData> data;
+    for (int i = 0; i < 3; ++i) {
+        t.restart();
+        data = buildTimelineData(sim, cluster.devicesPerNode());
+        arrange.push_back(t.nsecsElapsed() / 1e6);
+    }
+    row("timeline: arrange the events for drawing", events, median(arrange), "in the background");
+
+    Session session(nullptr, 1);
+    TimelineView view(&session);
+    view.resize(1400, 900);
+    view.show();
+    view.setData(data);
+    for (int node = 1; node < 128; ++node)
+        view.toggleNode(node); // every node unfolded: 2048 lanes to scroll through
+    QTest::qWait(20);
+    view.fitAll();
+    row("timeline, 1024 devices, whole step: one frame", events, paintMs(view.viewport(), 15), "under 16 ms");
+    row("timeline, 1024 devices, whole step, zooming: one frame", events, paintMs(view.viewport(), 15, &view),
+        "under 16 ms");
+    view.zoomBy(200, 700);
+    row("timeline, 1024 devices, 200x zoom: one frame", events, paintMs(view.viewport(), 15), "under 16 ms");
+    row("timeline, 1024 devices, 200x zoom, zooming: one frame", events, paintMs(view.viewport(), 15, &view),
+        "under 16 ms");
+}
+
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     std::printf("%-52s %8s %13s  %s\n", "case", "items", "median", "target");
+    benchTimeline();
     Session session(nullptr, 1);
     GraphView view(&session);
     view.resize(1400, 900);

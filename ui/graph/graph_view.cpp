@@ -138,6 +138,10 @@ QStringList GraphView::legendLabels() const {
     return out;
 }
 
+QPoint GraphView::nodePosition(int index) const {
+    return view_->mapFromScene(nodes_[static_cast<std::size_t>(index)]->scenePos());
+}
+
 void GraphView::requestLayout() {
     scene_.clear();
     nodes_.clear();

@@ -53,6 +53,10 @@ public:
     QGraphicsScene* scene() { return &scene_; }
     /// The legend's entries as shown.
     QStringList legendLabels() const;
+    /// The highlighted (selected) node, or -1.
+    int highlightedNode() const { return highlighted_; }
+    /// Where node `index` is drawn, in the coordinates of the graphics view's viewport.
+    QPoint nodePosition(int index) const;
 
 signals:
     /// A layout was applied to the scene.

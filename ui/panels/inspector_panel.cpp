@@ -106,6 +106,8 @@ InspectorPanel::InspectorPanel(Session* session, QWidget* parent) : QWidget(pare
     refresh();
 }
 
+QString InspectorPanel::heading() const { return title_->text(); }
+
 void InspectorPanel::applyAlternative(int sortedRow) {
     const auto op = session_->selectedOp();
     if (!op || sortedRow < 0 || sortedRow >= sorted_->rowCount())

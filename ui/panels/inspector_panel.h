@@ -27,6 +27,8 @@ public:
     AlternativesModel* alternatives() const { return alternatives_; }
     /// Overrides the selected op with the alternative in (sorted) row `row` of the table.
     void applyAlternative(int row);
+    /// The heading: the inspected op's name, or a hint when nothing is selected.
+    QString heading() const;
 
 private:
     void refresh();

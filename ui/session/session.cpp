@@ -35,15 +35,39 @@ struct Comparison {
 
 Session::Session(QObject* parent, int searchThreads)
     : QObject(parent), jobs_(QThreadPool::globalInstance()), compare_(QThreadPool::globalInstance()),
+      simulate_(QThreadPool::globalInstance()),
       searchThreads_(searchThreads > 0 ? searchThreads : std::max(1, QThread::idealThreadCount() - 1)) {
     undo_.setUndoLimit(500);
     connect(&jobs_, &JobRunner::failed, this, [this](const QString&, const QString& error) { emit failed(error); });
     connect(&compare_, &JobRunner::failed, this, [this](const QString&, const QString& error) { emit failed(error); });
+    connect(&simulate_, &JobRunner::failed, this, [this](const QString&, const QString& error) { emit failed(error); });
+    connect(this, &Session::planChanged, this, &Session::resimulate);
+}
+
+void Session::setSimOptions(const SimOptions& options) {
+    simOptions_ = options;
+    resimulate();
+}
+
+void Session::resimulate() {
+    simulation_.reset();
+    emit simulationChanged();
+    if (!loaded())
+        return;
+    const PlanState current = state_;
+    const SimOptions options = simOptions_;
+    simulate_.start<std::shared_ptr<const SimResult>>(
+        tr("Simulating"), [current, options](const JobContext&) { return simulate(*current.model, current.plan, options); },
+        [this](const std::shared_ptr<const SimResult>& r) {
+            simulation_ = r;
+            emit simulationChanged();
+        });
 }
 
 void Session::replaceAll(PlanState state, const QString& planPath) {
     undo_.clear();
     lastSearch_.reset();
+    searched_ = PlanState{};
     planPath_ = planPath;
     state_ = std::move(state);
     // Start on the op that costs the most, so the inspector has something to explain.
@@ -293,6 +317,7 @@ void Session::runSearch(bool aroundLocks) {
         },
         [this](const SearchOutcome& o) {
             lastSearch_ = o.result;
+            searched_ = o.state;
             const SearchReport& r = o.result->report;
             pushPlan(o.state, tr("Search (%1, %2)").arg(q(r.algorithm), q(o.state.plan.mesh.toString())));
             emit message(tr("Search found %1 per step on %2 in %3 (%4)")

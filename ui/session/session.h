@@ -9,6 +9,7 @@
 
 #include "engine/io/scenario.h"
 #include "engine/search/search.h"
+#include "engine/sim/simulator.h"
 #include "jobs/job_runner.h"
 
 #include <QObject>
@@ -34,14 +35,24 @@ public:
     QUndoStack* undoStack() { return &undo_; }
     /// The runner of loads and searches (progress, cancel).
     JobRunner* jobs() { return &jobs_; }
-    /// True while a load or search runs.
-    bool busy() const { return jobs_.busy(); }
+    /// True while a load, search, comparison or simulation runs.
+    bool busy() const { return jobs_.busy() || compare_.busy() || simulate_.busy(); }
     /// The settings the next search uses.
     const SearchSettings& searchSettings() const { return settings_; }
-    /// The report of the search that produced the current plan's predecessor, if any.
+    /// The last search's result, if any.
     std::shared_ptr<const SearchResult> lastSearch() const { return lastSearch_; }
+    /// The last search's plan, costed (problem null before any search).
+    const PlanState& searchedState() const { return searched_; }
     /// The plan file last opened or saved, or empty.
     QString planPath() const { return planPath_; }
+    /// The simulated step of the current plan, or null while it is being simulated.
+    std::shared_ptr<const SimResult> simulation() const { return simulation_; }
+    /// How steps are simulated (overlap, bucket size).
+    const SimOptions& simOptions() const { return simOptions_; }
+    /// Simulates with `options` from now on (and re-simulates the current plan).
+    void setSimOptions(const SimOptions& options);
+    /// True while the current plan is being simulated.
+    bool simulating() const { return simulate_.busy(); }
 
     /// Loads a whole scenario (model, cluster, mesh, baseline or plan file); replaces everything
     /// and clears the undo stack. Asynchronous: stateReplaced() or failed().
@@ -65,6 +76,8 @@ public:
     void setLocked(OpId op, bool locked);
     /// Replaces the plan with a baseline on the current mesh and settings (undoable).
     void applyBaseline(const std::string& spec);
+    /// Replaces the plan (and problem) with `state`, as the undoable edit `text`.
+    void usePlan(PlanState state, const QString& text) { pushPlan(std::move(state), text); }
 
     /// Runs the search with the current settings. Locked ops keep their strategy; with locks and mesh
     /// "auto" the mesh is the plan's. With `aroundLocks` the mesh is always the plan's.
@@ -84,6 +97,8 @@ signals:
     void planChanged();
     /// The selection changed.
     void selectionChanged();
+    /// The current plan's simulation arrived (or was cleared).
+    void simulationChanged();
     /// The search settings changed.
     void searchSettingsChanged();
     /// A load, search or save failed; `message` names the problem. Nothing already loaded changed.
@@ -95,6 +110,7 @@ signals:
 
 private:
     void replaceAll(PlanState state, const QString& planPath);
+    void resimulate();
     void pushPlan(PlanState next, const QString& text);
 
     PlanState state_;
@@ -102,8 +118,12 @@ private:
     QUndoStack undo_;
     JobRunner jobs_;
     JobRunner compare_;
+    JobRunner simulate_;
+    SimOptions simOptions_;
+    std::shared_ptr<const SimResult> simulation_;
     SearchSettings settings_;
     std::shared_ptr<const SearchResult> lastSearch_;
+    PlanState searched_;
     QString planPath_;
     int searchThreads_;
 };

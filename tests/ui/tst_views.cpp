@@ -1,0 +1,259 @@
+// The explorer's second part, offscreen: selecting an op in the timeline selects it in the graph and
+// inspector and the reverse; the cluster follows the selected op's collectives; exports (SVG that
+// parses and names what it shows, a valid trace); the compare table and opening a row; every
+// view's picture is non-empty.
+
+#include <QGraphicsView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+#include "cluster/cluster_view.h"
+#include "compare/compare_model.h"
+#include "compare/compare_view.h"
+#include "export/view_export.h"
+#include "graph/graph_view.h"
+#include "main_window.h"
+#include "panels/inspector_panel.h"
+#include "timeline/timeline_panel.h"
+#include "timeline/timeline_view.h"
+
+using namespace shardscope;
+using namespace shardscope::ui;
+
+namespace {
+
+bool waitSettled(MainWindow& w) {
+    QElapsedTimer clock;
+    clock.start();
+    while (!w.settled() && clock.elapsed() < 120000)
+        QTest::qWait(5);
+    QTest::qWait(20);
+    return w.settled();
+}
+
+/// The text of every <text> element of an SVG document, or an error.
+QStringList svgTexts(const QString& path, QString* error) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        *error = f.errorString();
+        return {};
+    }
+    QXmlStreamReader xml(&f);
+    QStringList texts;
+    bool sawSvg = false;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement() && xml.name() == QStringLiteral("svg"))
+            sawSvg = true;
+        if (xml.isStartElement() && xml.name() == QStringLiteral("text"))
+            texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).simplified();
+    }
+    if (xml.hasError())
+        *error = xml.errorString();
+    else if (!sawSvg)
+        *error = QStringLiteral("no <svg> element");
+    return texts;
+}
+
+double inkFraction(const QImage& image) {
+    QHash<QRgb, int> counts;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2)
+            ++counts[image.pixel(x, y)];
+    int most = 0, total = 0;
+    for (int c : counts) {
+        most = std::max(most, c);
+        total += c;
+    }
+    return total ? 1.0 - double(most) / total : 0;
+}
+
+} // namespace
+
+class TestViews : public QObject {
+    Q_OBJECT
+    MainWindow* w = nullptr;
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        w = new MainWindow(nullptr, 1);
+        w->resize(1500, 950);
+        w->show();
+        ScenarioRequest r;
+        r.model.spec = "gpt";
+        r.model.sets = {"layers=2"};
+        r.cluster = "dgx-a100";
+        r.mesh = "data=4,model=2";
+        r.strategy = "megatron";
+        w->session()->openScenario(r);
+        QVERIFY(waitSettled(*w));
+        QVERIFY(w->session()->simulation());
+        QVERIFY(w->timelinePanel()->view()->data());
+    }
+    void cleanupTestCase() { delete w; }
+
+    void timelineSelectsInGraphAndInspector() {
+        Session* s = w->session();
+        TimelineView* timeline = w->timelinePanel()->view();
+        w->showPanel(QStringLiteral("timeline"));
+        QTest::qWait(20);
+        // The forward of the first MLP linear on device 1, zoomed so it is wide enough to click.
+        const OpId fc1 = *s->state().problem->graph.findOp("layers.0.mlp.fc1");
+        const SimEvent* event = nullptr;
+        for (const SimEvent& e : s->simulation()->timeline(1).events)
+            if (e.op == fc1 && !e.collective && e.phase == Phase::Forward)
+                event = &e;
+        QVERIFY(event);
+        s->selectOp(OpId(0));
+        timeline->fitAll();
+        timeline->zoomBy(timeline->axis().secondsPerPixel * 40 / event->duration,
+                         timeline->axis().x(event->start));
+        const auto at = timeline->pointOf(1, *event);
+        QVERIFY(at);
+        QTest::mouseClick(timeline->viewport(), Qt::LeftButton, {}, *at);
+        QCOMPARE(s->selectedOp(), std::optional<OpId>(fc1));
+        QCOMPARE(timeline->selectedDevice(), 1);
+        const DisplayGraph* d = w->graphView()->displayGraph();
+        QCOMPARE(w->graphView()->highlightedNode(), d->nodeOfOp[fc1.index()]);
+        QCOMPARE(w->inspector()->heading(), QStringLiteral("layers.0.mlp.fc1"));
+    }
+
+    void graphSelectsInTimeline() {
+        Session* s = w->session();
+        GraphView* graph = w->graphView();
+        graph->setExpanded(true);
+        QVERIFY(waitSettled(*w));
+        const OpId head = *s->state().problem->graph.findOp("lm_head");
+        const int node = graph->displayGraph()->nodeOfOp[head.index()];
+        graph->findChild<QGraphicsView*>()->centerOn(graph->nodePosition(node));
+        auto* view = graph->findChild<QGraphicsView*>();
+        view->centerOn(graph->scene()->items().front()); // anything; then aim at the node itself
+        view->ensureVisible(QRectF(view->mapToScene(graph->nodePosition(node)), QSizeF(1, 1)));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, graph->nodePosition(node));
+        QCOMPARE(s->selectedOp(), std::optional<OpId>(head));
+        // The timeline scrolled to the op's events on the selected device and outlines them.
+        TimelineView* timeline = w->timelinePanel()->view();
+        const SimEvent* event = nullptr;
+        for (const SimEvent& e : s->simulation()->timeline(timeline->selectedDevice()).events)
+            if (e.op == head && !event)
+                event = &e;
+        QVERIFY(event);
+        const double t0 = timeline->axis().time(0);
+        const double t1 = timeline->axis().time(timeline->viewport()->width() - 128);
+        QVERIFY(event->start < t1 && event->start + event->duration > t0);
+        graph->setExpanded(false);
+        QVERIFY(waitSettled(*w));
+    }
+
+    void clusterFollowsTheSelectedOpsCollectives() {
+        Session* s = w->session();
+        w->showPanel(QStringLiteral("cluster"));
+        QVERIFY(waitSettled(*w));
+        // Megatron's vocab-parallel loss: its one collective all-reduces per-token statistics over
+        // the model axis (the logits arrive split as it wants them).
+        const Graph& g = s->state().problem->graph;
+        const OpId loss = *g.findOp("loss");
+        QCOMPARE(s->state().evaluation->perOp[loss.index()].collectives.size(), std::size_t(1));
+        s->selectOp(loss);
+        QCOMPARE(w->clusterView()->groupAxes(), axisBit(*s->state().plan.mesh.find("model")));
+        // The attention scores of split heads need nothing: no groups.
+        s->selectOp(*g.findOp("layers.0.attn.scores"));
+        QCOMPARE(w->clusterView()->groupAxes(), AxisSet(0));
+    }
+
+    void exportsParseAndNameWhatTheyShow() {
+        QTemporaryDir dir;
+        QString error;
+        const QString graphSvg = dir.filePath(QStringLiteral("g.svg"));
+        QCOMPARE(exportSceneSvg(*w->graphView()->scene(), graphSvg, QStringLiteral("graph")), QString());
+        QStringList texts = svgTexts(graphSvg, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        for (const char* shown : {"embed", "final_norm", "lm_head", "loss"})
+            QVERIFY2(texts.contains(QLatin1String(shown)), shown);
+        QVERIFY(texts.filter(QStringLiteral("AR ")).size() > 0); // collective badges
+
+        const QString clusterSvg = dir.filePath(QStringLiteral("c.svg"));
+        QCOMPARE(exportSceneSvg(*w->clusterView()->scene(), clusterSvg, QStringLiteral("cluster")), QString());
+        texts = svgTexts(clusterSvg, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(texts.contains(QStringLiteral("node 0")));
+        QVERIFY(texts.contains(QStringLiteral("7")));
+
+        const QString timelineSvg = dir.filePath(QStringLiteral("t.svg"));
+        TimelineView* timeline = w->timelinePanel()->view();
+        timeline->fitAll();
+        QCOMPARE(exportPaintedSvg([timeline](QPainter& p, const QSize& size) { timeline->render(p, size); },
+                                  timeline->viewport()->size(), timelineSvg, QStringLiteral("timeline")),
+                 QString());
+        texts = svgTexts(timelineSvg, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(texts.contains(QStringLiteral("rank 0 compute")));
+        QVERIFY(texts.filter(QStringLiteral("peak")).size() == 1);
+
+        const QString png = dir.filePath(QStringLiteral("g.png"));
+        QCOMPARE(exportScenePng(*w->graphView()->scene(), png), QString());
+        QVERIFY(inkFraction(QImage(png)) > 0.02);
+
+        const QString trace = dir.filePath(QStringLiteral("t.trace.json"));
+        QCOMPARE(exportTrace(*w->session(), trace), QString());
+        QFile f(trace);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonArray events = QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("traceEvents")].toArray();
+        int complete = 0;
+        for (const auto& v : events)
+            if (v.toObject()[QStringLiteral("ph")].toString() == QStringLiteral("X")) {
+                ++complete;
+                for (const char* key : {"ts", "dur", "pid", "tid"})
+                    QVERIFY(v.toObject().contains(QLatin1String(key)));
+            }
+        QCOMPARE(complete, int(w->session()->simulation()->timeline(0).events.size()) * 8);
+    }
+
+    void compareListsThePlansAndOpensOne() {
+        Session* s = w->session();
+        w->showPanel(QStringLiteral("compare"));
+        QVERIFY(waitSettled(*w));
+        CompareModel* model = w->compareView()->model();
+        QStringList names;
+        for (const ComparedPlan& r : model->rows())
+            names << QString::fromStdString(r.name);
+        for (const char* expected : {"dp", "megatron", "megatron-sp", "zero3", "megatron-sp+zero1"})
+            QVERIFY2(names.contains(QLatin1String(expected)), expected);
+        // The plan loaded is Megatron itself, so no "current plan" row repeats it... unless edited.
+        for (const ComparedPlan& r : model->rows())
+            QVERIFY(r.stepTime >= r.compute + r.optimizer - 1e-12);
+        const Plan before = s->state().plan;
+        w->showPanel(QStringLiteral("compare"));
+        const int dp = int(names.indexOf(QStringLiteral("dp")));
+        w->compareView()->openRow(dp); // unsorted: the proxy keeps source order
+        QVERIFY(waitSettled(*w));
+        QCOMPARE(s->state().plan.strategies, model->rows()[std::size_t(dp)].state.plan.strategies);
+        s->undoStack()->undo();
+        QCOMPARE(s->state().plan.strategies, before.strategies);
+        QVERIFY(waitSettled(*w));
+    }
+
+    void everyViewDrawsSomething_data() {
+        QTest::addColumn<QString>("view");
+        for (const char* v : {"graph", "cluster", "timeline", "compare"})
+            QTest::newRow(v) << QString::fromLatin1(v);
+    }
+    void everyViewDrawsSomething() {
+        QFETCH(QString, view);
+        QWidget* panel = w->showPanel(view);
+        QVERIFY(panel);
+        QVERIFY(waitSettled(*w));
+        const QImage image = panel->grab().toImage();
+        QVERIFY(image.width() > 100 && image.height() > 100);
+        QVERIFY2(inkFraction(image) > 0.02, qPrintable(QString::number(inkFraction(image))));
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "tst_views.moc"

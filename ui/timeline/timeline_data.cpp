@@ -1,0 +1,38 @@
+#include "timeline_data.h"
+
+namespace shardscope::ui {
+
+const SimEvent& TimelineData::event(int device, int stream, std::size_t index) const {
+    const auto c = static_cast<std::size_t>(sim->classOfDevice[static_cast<std::size_t>(device)]);
+    return sim->classes[c].events[classes[c].events[static_cast<std::size_t>(stream)][index]];
+}
+
+std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimResult> sim, int devicesPerNode) {
+    auto data = std::make_shared<TimelineData>();
+    data->devicesPerNode = std::max(1, devicesPerNode);
+    for (const DeviceTimeline& line : sim->classes) {
+        ClassLanes lanes;
+        for (std::size_t i = 0; i < line.events.size(); ++i) {
+            const SimEvent& e = line.events[i];
+            const auto stream = static_cast<std::size_t>(e.stream);
+            int kind = e.collective ? collectiveSpanKind(e.kind)
+                                    : (e.phase == Phase::Forward ? ForwardCompute
+                                                                 : e.phase == Phase::Backward ? BackwardCompute : StepCompute);
+            lanes.spansOfOp[stream][e.op.value].push_back(lanes.spans[stream].size());
+            lanes.spans[stream].push_back(Span{e.start, e.start + e.duration, kind});
+            lanes.events[stream].push_back(i);
+        }
+        for (const MemorySample& m : line.memory) {
+            lanes.memory.push_back(StepPoint{m.time, m.bytes});
+            if (m.bytes > lanes.peak) {
+                lanes.peak = m.bytes;
+                lanes.peakTime = m.time;
+            }
+        }
+        data->classes.push_back(std::move(lanes));
+    }
+    data->sim = std::move(sim);
+    return data;
+}
+
+} // namespace shardscope::ui

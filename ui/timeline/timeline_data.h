@@ -1,0 +1,49 @@
+#pragma once
+// A simulated step arranged for drawing: per device class and stream, the events as spans sorted
+// by start, and where each op's events are. Devices of one class share their lanes' data, so 1024
+// devices cost no more than one.
+
+#include "lane_buckets.h"
+
+#include "engine/sim/simulator.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace shardscope::ui {
+
+/// Colour classes of timeline spans.
+enum SpanKind { ForwardCompute, BackwardCompute, StepCompute, FirstCollective };
+/// The span kind of a collective of kind `k`.
+inline int collectiveSpanKind(CollectiveKind k) { return FirstCollective + static_cast<int>(k); }
+
+/// One device class's lanes.
+struct ClassLanes {
+    std::array<std::vector<Span>, 2> spans;               ///< per stream, sorted by start
+    std::array<std::vector<std::size_t>, 2> events;       ///< per stream: index into the class's events
+    std::array<std::map<int, std::vector<std::size_t>>, 2> spansOfOp; ///< per stream: op id -> span indices
+    std::vector<StepPoint> memory;                        ///< bytes in use over time
+    double peak = 0;                                      ///< the highest memory in use
+    double peakTime = 0;                                  ///< its first moment
+};
+
+/// Everything the timeline draws.
+struct TimelineData {
+    std::shared_ptr<const SimResult> sim;
+    std::vector<ClassLanes> classes;
+    int devicesPerNode = 1;
+
+    /// The lanes of `device`.
+    const ClassLanes& lanes(int device) const {
+        return classes[static_cast<std::size_t>(sim->classOfDevice[static_cast<std::size_t>(device)])];
+    }
+    /// The event behind span `index` of `device`'s `stream` lane.
+    const SimEvent& event(int device, int stream, std::size_t index) const;
+};
+
+/// Arranges `sim` for drawing on a cluster of `devicesPerNode` devices per node.
+std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimResult> sim, int devicesPerNode);
+
+} // namespace shardscope::ui

@@ -1,0 +1,39 @@
+#pragma once
+// The timeline's rows, top to bottom: per node a header, then, unless the node is folded, a compute
+// lane and a communication lane per device. Plain geometry, tested on its own.
+
+#include <vector>
+
+namespace shardscope::ui {
+
+/// One row: a node header (device -1) or a device's lane.
+struct TimelineRow {
+    int node = 0;
+    int device = -1;
+    int stream = 0;    ///< 0 compute, 1 communication
+    double y = 0;
+    double height = 0;
+};
+
+class TimelineRows {
+public:
+    /// Rows for `devices` devices, `perNode` per node, with `folded[n]` hiding node n's lanes.
+    TimelineRows(int devices, int perNode, const std::vector<bool>& folded, double laneHeight, double headerHeight);
+    /// An empty layout.
+    TimelineRows() = default;
+
+    /// Every row, top to bottom.
+    const std::vector<TimelineRow>& rows() const { return rows_; }
+    /// Total height.
+    double height() const { return height_; }
+    /// The row containing `y`, or -1.
+    int rowAt(double y) const;
+    /// The row of `device`'s `stream` lane, or -1 when its node is folded.
+    int rowOf(int device, int stream) const;
+
+private:
+    std::vector<TimelineRow> rows_;
+    double height_ = 0;
+};
+
+} // namespace shardscope::ui
