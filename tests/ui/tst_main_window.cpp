@@ -19,11 +19,13 @@
 #include "graph/graph_items.h"
 #include "graph/graph_view.h"
 #include "main_window.h"
+#include "window_test_support.h"
 #include "models/alternatives_model.h"
 #include "panels/inspector_panel.h"
 
 using namespace shardscope;
 using namespace shardscope::ui;
+using namespace shardscope::ui::testing;
 
 namespace {
 
@@ -48,13 +50,6 @@ ScenarioRequest gpt3Scenario() {
     return r;
 }
 
-bool waitSettled(MainWindow& w) {
-    QElapsedTimer clock;
-    clock.start();
-    while (!w.settled() && clock.elapsed() < kSettleMs)
-        QTest::qWait(5);
-    return w.settled();
-}
 
 void search(MainWindow& w, const QString& mesh, bool aroundLocks = false) {
     SearchSettings s = w.session()->searchSettings();
@@ -75,19 +70,6 @@ QString takeErrorDialog(MainWindow& w) {
     return text;
 }
 
-/// Fraction of the image's pixels that differ from its most common colour.
-double inkFraction(const QImage& image) {
-    QHash<QRgb, int> counts;
-    for (int y = 0; y < image.height(); y += 2)
-        for (int x = 0; x < image.width(); x += 2)
-            ++counts[image.pixel(x, y)];
-    int most = 0, total = 0;
-    for (int c : counts) {
-        most = std::max(most, c);
-        total += c;
-    }
-    return total ? 1.0 - double(most) / total : 0;
-}
 
 } // namespace
 

@@ -18,23 +18,17 @@
 #include "export/view_export.h"
 #include "graph/graph_view.h"
 #include "main_window.h"
+#include "window_test_support.h"
 #include "panels/inspector_panel.h"
 #include "timeline/timeline_panel.h"
 #include "timeline/timeline_view.h"
 
 using namespace shardscope;
 using namespace shardscope::ui;
+using namespace shardscope::ui::testing;
 
 namespace {
 
-bool waitSettled(MainWindow& w) {
-    QElapsedTimer clock;
-    clock.start();
-    while (!w.settled() && clock.elapsed() < 120000)
-        QTest::qWait(5);
-    QTest::qWait(20);
-    return w.settled();
-}
 
 /// The text of every <text> element of an SVG document, or an error.
 QStringList svgTexts(const QString& path, QString* error) {
@@ -60,18 +54,6 @@ QStringList svgTexts(const QString& path, QString* error) {
     return texts;
 }
 
-double inkFraction(const QImage& image) {
-    QHash<QRgb, int> counts;
-    for (int y = 0; y < image.height(); y += 2)
-        for (int x = 0; x < image.width(); x += 2)
-            ++counts[image.pixel(x, y)];
-    int most = 0, total = 0;
-    for (int c : counts) {
-        most = std::max(most, c);
-        total += c;
-    }
-    return total ? 1.0 - double(most) / total : 0;
-}
 
 } // namespace
 
