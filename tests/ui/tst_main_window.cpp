@@ -269,6 +269,15 @@ private slots:
         const QImage image(png);
         QCOMPARE(image.size(), QSize(1600, 1000));
         QVERIFY(inkFraction(image) > 0.05);
+        // One panel on its own.
+        QProcess panel;
+        panel.start(QStringLiteral(SHARDSCOPE_GUI),
+                    {QStringLiteral("--screenshot"), png, QStringLiteral("--view"), QStringLiteral("timeline"),
+                     QStringLiteral("--model"), QStringLiteral("gpt"), QStringLiteral("--mesh"), QStringLiteral("data=8")});
+        QVERIFY(panel.waitForFinished(kSettleMs));
+        QCOMPARE(panel.exitCode(), 0);
+        QVERIFY(QImage(png).width() >= 1000);
+        QVERIFY(inkFraction(QImage(png)) > 0.05);
         // A bad mesh: exit status 2 and one line naming it.
         QProcess bad;
         bad.start(QStringLiteral(SHARDSCOPE_GUI), {QStringLiteral("--screenshot"), png, QStringLiteral("--mesh"),
