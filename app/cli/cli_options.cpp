@@ -29,6 +29,10 @@ std::string usageText() {
            "                 [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
            "                 [--algo auto|tapas|pase|brute] [--lock PLAN.json] [--threads N] [--plan-out PLAN.json] [--json]\n"
+           "  shardscope-cli search --model ... --cluster ... --mesh data=..,model=.. --tactics FILE.tactics.json\n"
+           "                 [--plan-out PLAN.json] [--json]        build the plan tactic by tactic (PartIR)\n"
+           "  shardscope-cli explain --model ... --cluster ... --plan PLAN.json --op NAME [--json]\n"
+           "                                                   why this op is split as it is\n"
            "  shardscope-cli simulate ... --strategy NAME|PLAN.json [--overlap on|off] [--bucket-mb N]\n"
            "                 [--trace out.json] [--events out.json] [--devices all|0-7,64] [--json]\n"
            "  shardscope-cli bench [--quick] [--json]      search benchmarks (medians of several runs, one thread)\n"
@@ -40,13 +44,14 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
     if (args.empty())
         throw InputError("missing command (models, clusters, evaluate); try --help");
     o.command = args.front();
+    bool planGiven = false;
     if (o.command == "--help" || o.command == "-h" || o.command == "help") {
         o.command = "help";
         return o;
     }
     if (o.command != "models" && o.command != "clusters" && o.command != "evaluate" && o.command != "search" &&
-        o.command != "bench" && o.command != "simulate")
-        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate, search, simulate, bench)");
+        o.command != "bench" && o.command != "simulate" && o.command != "explain")
+        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate, search, simulate, explain, bench)");
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -68,8 +73,14 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.scenario.nodes = positiveInt(a, value());
         else if (a == "--mesh")
             o.scenario.mesh = value();
-        else if (a == "--strategy" && o.command != "search")
+        else if ((a == "--strategy" && o.command != "search") || (a == "--plan" && o.command == "explain")) {
             o.scenario.strategy = value();
+            planGiven = true;
+        }
+        else if (a == "--tactics" && o.command == "search")
+            o.tacticsPath = value();
+        else if (a == "--op" && o.command == "explain")
+            o.explainOp = value();
         else if (a == "--microbatches")
             o.scenario.microbatches = positiveInt(a, value());
         else if (a == "--recompute") {
@@ -108,7 +119,11 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         else
             throw InputError("unknown option '" + a + "'; try --help");
     }
-    if (o.command == "evaluate" || o.command == "search" || o.command == "simulate") {
+    if (o.command == "explain" && o.explainOp.empty())
+        throw InputError("explain: --op NAME is required");
+    if (o.command == "explain" && !planGiven)
+        throw InputError("explain: --plan PLAN.json (or a baseline name) is required");
+    if (o.command == "evaluate" || o.command == "search" || o.command == "simulate" || o.command == "explain") {
         if (o.scenario.model.spec.empty())
             throw InputError(o.command + ": --model is required");
         if (o.scenario.cluster.empty())
@@ -118,6 +133,10 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         o.meshAuto = o.scenario.mesh.empty() || o.scenario.mesh == "auto";
         if (o.meshAuto)
             o.scenario.mesh.clear();
+        if (!o.tacticsPath.empty() && o.meshAuto)
+            throw InputError("search --tactics: tactics act on named mesh axes; give --mesh data=..,model=..");
+        if (!o.tacticsPath.empty() && !o.lockPlan.empty())
+            throw InputError("search: --tactics and --lock do not combine (tactics fix their own shardings)");
     }
     return o;
 }

@@ -24,6 +24,8 @@ struct CliOptions {
     std::string tracePath;       ///< simulate: --trace out.json
     std::string eventsPath;      ///< simulate: --events out.json
     std::string devices;         ///< simulate: --devices all|0-7,64 (default: node 0 and one per class)
+    std::string tacticsPath;     ///< search: --tactics FILE.tactics.json
+    std::string explainOp;       ///< explain: --op NAME
 };
 
 /// Parses `args` (without the program name). Throws InputError naming the bad option.

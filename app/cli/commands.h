@@ -17,6 +17,10 @@ int runClusters(const CliOptions& options, std::ostream& out);
 int runEvaluate(const CliOptions& options, std::ostream& out);
 /// `search`: the best plan found, with evaluate's figures and the search report.
 int runSearch(const CliOptions& options, std::ostream& out);
+/// `search --tactics`: the plan built tactic by tactic, with each step's figures.
+int runTacticSearch(const CliOptions& options, std::ostream& out);
+/// `explain`: why an op of a plan splits what it does, axis by axis.
+int runExplain(const CliOptions& options, std::ostream& out);
 /// `simulate`: the simulated timeline of one step: step time, busy streams, memory peak, traffic.
 int runSimulate(const CliOptions& options, std::ostream& out);
 /// `bench`: the search benchmarks as a table or JSON.

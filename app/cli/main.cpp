@@ -24,7 +24,9 @@ int main(int argc, char** argv) {
         if (options.command == "bench")
             return cli::runBench(options, std::cout);
         if (options.command == "search")
-            return cli::runSearch(options, std::cout);
+            return options.tacticsPath.empty() ? cli::runSearch(options, std::cout) : cli::runTacticSearch(options, std::cout);
+        if (options.command == "explain")
+            return cli::runExplain(options, std::cout);
         return cli::runEvaluate(options, std::cout);
     } catch (const InputError& e) {
         std::cerr << "shardscope-cli: " << e.what() << "\n";

@@ -1,11 +1,54 @@
 #include "engine/io/plan_file.h"
 
 #include "engine/io/json_fields.h"
+#include "engine/io/tactic_file.h"
 #include "engine/util/error.h"
 
 namespace shardscope {
 
 using nlohmann::json;
+
+namespace {
+
+TacticStep parseTacticStep(const json& obj, const JsonFields& in, const std::string& path, const Tactic& tactic) {
+    in.checkKnown(obj, path, {"step_time_s", "analytic_step_time_s", "peak_memory_bytes", "feasible", "collectives_added",
+                              "conflicts", "notes", "decided_axes"});
+    TacticStep s;
+    s.tactic = tactic.toString();
+    s.stepTime = in.number(obj, path, "step_time_s");
+    s.analyticStepTime = obj.contains("analytic_step_time_s") ? in.number(obj, path, "analytic_step_time_s") : s.stepTime;
+    s.peakMemory = in.number(obj, path, "peak_memory_bytes");
+    s.feasible = !obj.contains("feasible") || obj.at("feasible").get<bool>();
+    if (obj.contains("collectives_added"))
+        for (auto it = obj.at("collectives_added").begin(); it != obj.at("collectives_added").end(); ++it) {
+            if (!it.value().is_number_integer())
+                in.fail(path + ".collectives_added." + it.key(), "must be a whole number");
+            s.collectivesAdded[it.key()] = it.value().get<int>();
+        }
+    for (const char* key : {"conflicts", "notes"})
+        if (obj.contains(key))
+            for (const json& v : in.array(obj, path, key)) {
+                if (!v.is_string())
+                    in.fail(path + "." + key, "must list texts");
+                (std::string(key) == "conflicts" ? s.conflicts : s.notes).push_back(v.get<std::string>());
+            }
+    if (obj.contains("decided_axes"))
+        s.decidedAxes = static_cast<int>(in.integer(obj, path, "decided_axes"));
+    return s;
+}
+
+} // namespace
+
+json tacticStepToJson(const TacticStep& s) {
+    return json{{"step_time_s", s.stepTime},
+                {"analytic_step_time_s", s.analyticStepTime},
+                {"peak_memory_bytes", s.peakMemory},
+                {"feasible", s.feasible},
+                {"collectives_added", s.collectivesAdded},
+                {"conflicts", s.conflicts},
+                {"notes", s.notes},
+                {"decided_axes", s.decidedAxes}};
+}
 
 Plan parsePlanJson(const std::string& text, const std::string& source, const Graph& graph) {
     const JsonFields in(source);
@@ -63,7 +106,7 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
         const json& e = list[i];
         if (!e.is_object())
             in.fail(path, "must be an object");
-        in.checkKnown(e, path, {"op", "axes", "locked"});
+        in.checkKnown(e, path, {"op", "axes", "locked", "why"});
         const std::string name = in.string(e, path, "op");
         const auto op = graph.findOp(name);
         if (!op)
@@ -82,6 +125,17 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
                 in.fail(path + ".axes." + it.key(), "op '" + name + "' has no factor '" + it.value().get<std::string>() + "'");
             st.factorOfAxis[axis->index()] = f;
         }
+        if (e.contains("why")) {
+            const json& why = in.object(e, path, "why");
+            plan.why.resize(graph.ops().size());
+            plan.why[op->index()].resize(plan.mesh.rank());
+            for (auto it = why.begin(); it != why.end(); ++it) {
+                const auto axis = plan.mesh.find(it.key());
+                if (!axis || !it.value().is_string())
+                    in.fail(path + ".why." + it.key(), "must map an axis of mesh " + plan.mesh.toString() + " to a text");
+                plan.why[op->index()][axis->index()] = it.value().get<std::string>();
+            }
+        }
         if (e.contains("locked")) {
             if (!e.at("locked").is_boolean())
                 in.fail(path + ".locked", "must be true or false");
@@ -91,6 +145,18 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
     for (std::size_t o = 0; o < seen.size(); ++o)
         if (!seen[o])
             in.fail("strategies", "no strategy for op '" + graph.ops()[o].name + "'");
+    if (doc.contains("tactics")) {
+        const json& tactics = in.array(doc, "", "tactics");
+        for (std::size_t i = 0; i < tactics.size(); ++i) {
+            const std::string path = "tactics[" + std::to_string(i) + "]";
+            plan.tactics.push_back(parseTactic(tactics[i], in, path, {"step"}));
+            if (tactics[i].contains("step"))
+                plan.tacticSteps.push_back(parseTacticStep(in.object(tactics[i], path, "step"), in, path + ".step",
+                                                           plan.tactics.back()));
+        }
+        if (!plan.tacticSteps.empty() && plan.tacticSteps.size() != plan.tactics.size())
+            in.fail("tactics", "either every tactic has its step figures or none has");
+    }
     if (auto err = plan.verify(graph); !err.empty())
         in.fail("strategies", err);
     return plan;
@@ -106,6 +172,13 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
         if (plan.settings.zeroAxes & (AxisSet(1) << a))
             zeroAxes.push_back(plan.mesh.axes[a].name);
     settings["zero_axes"] = zeroAxes;
+    json tactics = json::array();
+    for (std::size_t i = 0; i < plan.tactics.size(); ++i) {
+        json t = tacticToJson(plan.tactics[i]);
+        if (i < plan.tacticSteps.size())
+            t["step"] = tacticStepToJson(plan.tacticSteps[i]);
+        tactics.push_back(t);
+    }
     json strategies = json::array();
     for (std::size_t o = 0; o < graph.ops().size(); ++o) {
         const Op& op = graph.ops()[o];
@@ -118,11 +191,17 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
         json entry{{"op", op.name}, {"axes", axes}};
         if (plan.locked[o])
             entry["locked"] = true;
+        json why = json::object();
+        for (std::size_t a = 0; a < plan.mesh.rank(); ++a)
+            if (!plan.whyOf(o, a).empty())
+                why[plan.mesh.axes[a].name] = plan.whyOf(o, a);
+        if (!why.empty())
+            entry["why"] = why;
         strategies.push_back(entry);
     }
     json doc{{"format", "shardscope-plan"}, {"version", 1},        {"name", plan.name},
              {"model", graph.name},         {"mesh", plan.mesh.toString()}, {"settings", settings},
-             {"strategies", strategies},    {"tactics", json::array()}};
+             {"strategies", strategies},    {"tactics", tactics}};
     if (evaluation)
         doc["cost"] = {{"step_time_s", evaluation->stepTime},
                        {"peak_memory_bytes", evaluation->peakMemory},

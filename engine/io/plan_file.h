@@ -4,6 +4,8 @@
 #include "engine/cost/evaluation.h"
 #include "engine/plans/plan.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace shardscope {
@@ -13,6 +15,9 @@ namespace shardscope {
 Plan parsePlanJson(const std::string& text, const std::string& source, const Graph& graph);
 /// The plan as JSON, with the cost summary of `evaluation` if given.
 std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation);
+/// One tactic step's figures as the plan file stores them: {step_time_s, analytic_step_time_s,
+/// peak_memory_bytes, feasible, collectives_added, conflicts, notes, decided_axes}.
+nlohmann::json tacticStepToJson(const TacticStep& step);
 /// Writes the plan atomically to `path`.
 void savePlan(const std::string& path, const Plan& plan, const Graph& graph, const Evaluation* evaluation);
 

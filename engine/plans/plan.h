@@ -2,6 +2,7 @@
 // A sharding plan: mesh, step settings and one strategy per op (DESIGN 3, plan files).
 
 #include "engine/cost/step_settings.h"
+#include "engine/plans/tactic.h"
 #include "engine/sharding/strategy.h"
 
 #include <string>
@@ -16,6 +17,14 @@ struct Plan {
     StepSettings settings;
     std::vector<OpStrategy> strategies; ///< one per op
     std::vector<bool> locked;           ///< one per op; locked ops are kept by every search
+    std::vector<Tactic> tactics;        ///< the tactic script that built the plan, if any
+    std::vector<TacticStep> tacticSteps;///< the figures after each tactic
+    std::vector<std::vector<std::string>> why; ///< [op][axis]: why the axis splits what it does; may be empty
+
+    /// Why axis `axis` of op `op` is as it is, or an empty string when the plan does not say.
+    std::string whyOf(std::size_t op, std::size_t axis) const {
+        return op < why.size() && axis < why[op].size() ? why[op][axis] : std::string();
+    }
 
     /// A plan replicating every op of a graph with `opCount` ops on `mesh`.
     static Plan replicated(std::size_t opCount, const Mesh& mesh);

@@ -120,6 +120,26 @@ bool better(const Score& a, const Score& b) {
     return a.stepTime < b.stepTime;
 }
 
+/// Per op, what the search must keep: a lock pins every axis, a tactic's pin some.
+std::vector<std::optional<StrategyPin>> pinsOf(const SearchRequest& r) {
+    std::vector<std::optional<StrategyPin>> pins = r.pins;
+    pins.resize(std::max(r.pins.size(), r.locks.size()));
+    for (std::size_t v = 0; v < r.locks.size(); ++v)
+        if (r.locks[v])
+            pins[v] = StrategyPin::of(*r.locks[v]);
+    return pins;
+}
+
+/// True when every op of blocks 2..L has the pin of its twin in block 1 (folding keeps them then).
+bool pinsRepeat(const RepeatedBlocks& blocks, const std::vector<std::optional<StrategyPin>>& pins) {
+    auto pinOf = [&](OpId o) { return o.index() < pins.size() ? pins[o.index()] : std::nullopt; };
+    for (std::size_t b = 2; b < blocks.blocks.size(); ++b)
+        for (std::size_t q = 0; q < blocks.blocks[b].size(); ++q)
+            if (pinOf(blocks.blocks[b][q]) != pinOf(blocks.blocks[1][q]))
+                return false;
+    return true;
+}
+
 MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int meshIndex, ProgressSink& sink,
                          const RepeatedBlocks* folded) {
     // ZeRO without axes means: over this mesh's data axis.
@@ -140,21 +160,29 @@ MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int mes
     for (std::size_t v = 0; v < twin.size(); ++v)
         twin[v] = folded && folded->blockOf[v] >= 2 ? folded->blocks[1][std::size_t(folded->positionOf[v])].index() : v;
 
-    // Baselines with the request's settings and locks: the floor the search must not fall below.
+    // Baselines with the request's settings, locks and pins: the floor the search must not fall
+    // below. A baseline that a pin makes invalid is no floor.
+    const std::vector<std::optional<StrategyPin>> pins = pinsOf(r);
     std::vector<Plan> baselines;
     for (const char* name : {"dp", "megatron", "megatron-sp"}) {
+        Plan b;
         try {
-            baselines.push_back(baselinePlan(g, mesh, name, r.settings, &twin));
+            b = baselinePlan(g, mesh, name, r.settings, &twin);
         } catch (const InputError&) {
             continue; // e.g. no model axis on this mesh
         }
-        Plan& b = baselines.back();
         b.settings = r.settings;
-        for (std::size_t v = 0; v < r.locks.size() && v < b.strategies.size(); ++v)
-            if (r.locks[v]) {
-                b.strategies[v] = *r.locks[v];
-                b.locked[v] = true;
+        bool valid = true;
+        for (std::size_t v = 0; v < pins.size() && v < b.strategies.size() && valid; ++v)
+            if (pins[v]) {
+                for (std::size_t a = 0; a < pins[v]->factorOfAxis.size() && a < mesh.rank(); ++a)
+                    if (pins[v]->factorOfAxis[a])
+                        b.strategies[v].factorOfAxis[a] = *pins[v]->factorOfAxis[a];
+                b.locked[v] = v < r.locks.size() && r.locks[v].has_value();
+                valid = verifyStrategy(g.ops()[v], mesh, b.strategies[v]).empty();
             }
+        if (valid)
+            baselines.push_back(std::move(b));
     }
     auto finish = [&](Plan plan, std::string algorithm, double stepTime, bool feasible) {
         out.plan = std::move(plan);
@@ -166,7 +194,7 @@ MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int mes
         sink.report(meshIndex, 1.0);
         return out;
     };
-    const SearchProblem problem(model, r.locks, folded, r.stop);
+    const SearchProblem problem(model, pins, folded, r.stop);
     if (problem.cancelled()) {
         out.cancelled = true;
         return out;
@@ -177,10 +205,10 @@ MeshOutcome searchOnMesh(const SearchRequest& request, const Mesh& mesh, int mes
     auto choiceOf = [&](const Plan& p) {
         std::vector<int> c(std::size_t(problem.size()), 0);
         for (int v = 0; v < problem.size(); ++v)
-            if (twin[std::size_t(v)] == std::size_t(v) || (std::size_t(v) < r.locks.size() && r.locks[std::size_t(v)]))
+            if (twin[std::size_t(v)] == std::size_t(v))
                 c[std::size_t(v)] = std::max(0, candidateIndex(problem, v, p.strategies[std::size_t(v)]));
         for (int v = 0; v < problem.size(); ++v)
-            if (twin[std::size_t(v)] != std::size_t(v) && !(std::size_t(v) < r.locks.size() && r.locks[std::size_t(v)]))
+            if (twin[std::size_t(v)] != std::size_t(v))
                 c[std::size_t(v)] = c[twin[std::size_t(v)]];
         return c;
     };
@@ -315,13 +343,16 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
                     throw InputError("lock on op '" + r.graph->ops()[v].name + "' is for a mesh of " +
                                      std::to_string(r.locks[v]->factorOfAxis.size()) + " axes, not " + m.toString());
     }
-    // Repeated layers, folded unless a lock sits inside them (the blocks would then differ).
+    for (std::size_t v = 0; v < r.pins.size(); ++v)
+        if (r.pins[v] && (!r.mesh || r.pins[v]->factorOfAxis.size() != r.mesh->rank()))
+            throw InputError("search: the fixed axes of op '" + r.graph->ops()[v].name + "' need the mesh they were "
+                             "fixed on");
+    // Repeated layers, folded unless locks or pins make the blocks differ.
     std::optional<RepeatedBlocks> blocks;
     if (r.algorithm == "auto" || r.algorithm == "tapas") {
         blocks = findRepeatedBlocks(*r.graph);
-        for (std::size_t v = 0; blocks && v < r.locks.size(); ++v)
-            if (r.locks[v] && blocks->blockOf[v] >= 0)
-                blocks.reset();
+        if (blocks && !pinsRepeat(*blocks, pinsOf(r)))
+            blocks.reset();
     }
     const RepeatedBlocks* folded = blocks ? &*blocks : nullptr;
     ProgressSink sink(r, int(meshes.size()), start);
@@ -402,6 +433,17 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     if (!best)
         throw InputError("search: no mesh could be searched");
     result->plan = std::move(best->plan);
+    if (best->algorithm.rfind("baseline:", 0) != 0) {
+        // Say what chose each axis: the search, or the lock or pin it kept.
+        const auto pins = pinsOf(r);
+        result->plan.why.assign(r.graph->ops().size(), std::vector<std::string>(result->plan.mesh.rank()));
+        for (std::size_t o = 0; o < r.graph->ops().size(); ++o)
+            for (std::size_t a = 0; a < result->plan.mesh.rank(); ++a)
+                result->plan.why[o][a] = o < r.locks.size() && r.locks[o] ? "locked by hand"
+                                         : o < pins.size() && pins[o] && pins[o]->factorOfAxis[a]
+                                             ? "fixed before the search"
+                                             : "chosen by the search (" + best->algorithm + ")";
+    }
     report.algorithm = best->algorithm;
     report.foldedBlocks = best->foldedBlocks;
     report.opsPerBlock = best->opsPerBlock;

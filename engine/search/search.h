@@ -27,6 +27,7 @@ struct SearchRequest {
     std::optional<Mesh> mesh;                        ///< nullopt: choose the mesh
     StepSettings settings;
     std::vector<std::optional<OpStrategy>> locks;    ///< per op; empty or nullopt = free
+    std::vector<std::optional<StrategyPin>> pins;    ///< per op: axes fixed by tactics (needs a fixed mesh)
     std::string algorithm = "auto";
     int threads = 0;                                 ///< mesh choice worker threads; 0 = hardware
     std::function<void(const SearchProgress&)> progress;
@@ -61,8 +62,9 @@ struct SearchResult {
     SearchReport report;
 };
 
-/// Runs the search. The returned plan keeps every lock, is never worse than the baselines (dp,
-/// megatron, megatron-sp with the request's settings), and is feasible whenever one of them is.
+/// Runs the search. The returned plan keeps every lock and pin, is never worse than the baselines (dp,
+/// megatron, megatron-sp with the request's settings, where they agree with the pins), and is
+/// feasible whenever one of them is.
 /// On stop it returns within 100 ms with the best plan so far. Deterministic for the same input.
 /// Throws InputError for an unknown algorithm, a bad lock or a mesh that does not fit the cluster.
 std::shared_ptr<const SearchResult> search(const SearchRequest& request);

@@ -30,7 +30,7 @@ template <typename End> struct EndGroups {
 
 } // namespace
 
-SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::optional<OpStrategy>>& locks,
+SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
                              const RepeatedBlocks* folded, std::stop_token stop)
     : model_(model), folded_(folded) {
     const Graph& g = model.graph();
@@ -49,18 +49,26 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
             return;
         }
         const Op& op = g.ops()[v];
-        const bool locked = v < locks.size() && locks[v].has_value();
-        if (!locked && source[v] != v) {
+        if (source[v] != v) {
             ops_[v] = ops_[source[v]];
             continue;
         }
         auto tables = std::make_shared<OpTables>();
-        if (locked) {
-            if (auto e = verifyStrategy(op, model.mesh(), *locks[v]); !e.empty())
-                throw InputError("lock on op '" + op.name + "': " + e);
-            tables->candidates = {*locks[v]};
+        const StrategyPin* pin = v < pins.size() && pins[v] ? &*pins[v] : nullptr;
+        if (pin && pin->complete()) {
+            OpStrategy fixed = OpStrategy::replicated(model.mesh().rank());
+            for (std::size_t a = 0; a < fixed.factorOfAxis.size() && a < pin->factorOfAxis.size(); ++a)
+                fixed.factorOfAxis[a] = *pin->factorOfAxis[a];
+            if (auto e = verifyStrategy(op, model.mesh(), fixed); !e.empty())
+                throw InputError("op '" + op.name + "' is fixed to " + fixed.toString(op.rule, model.mesh()) +
+                                 ", which is not valid: " + e);
+            tables->candidates = {fixed};
         } else {
-            tables->candidates = enumerateStrategies(op, model.mesh());
+            for (const OpStrategy& s : enumerateStrategies(op, model.mesh()))
+                if (!pin || pin->allows(s))
+                    tables->candidates.push_back(s);
+            if (tables->candidates.empty())
+                throw InputError("op '" + op.name + "': no valid strategy agrees with the axes fixed so far");
         }
         for (const OpStrategy& s : tables->candidates) {
             const OpCost c = model.opCost(OpId(v), s);

@@ -27,13 +27,14 @@ struct PairTable {
 /// Candidates and additive costs of one graph under one cost model.
 class SearchProblem {
 public:
-    /// Builds the tables. An op with a lock in `locks` (indexed by OpId) has that one candidate.
-    /// Edges between the same two ops are merged into one table. With `folded`, the ops of blocks 3..L
-    /// copy the tables of the same position in block 2 instead of costing them again (they are
-    /// identical by construction), which makes building sub-linear in the number of layers.
-    /// Throws InputError when a lock is not a valid strategy of its op.
+    /// Builds the tables. An op with a pin in `pins` (indexed by OpId) has only the candidates it
+    /// allows (a lock pins every axis: one candidate). Edges between the same two ops are merged into
+    /// one table. With `folded`, the ops of blocks 3..L copy the tables of the same position in block 2
+    /// instead of costing them again (they are identical by construction, pins included: the caller
+    /// folds only block-periodic pins), which makes building sub-linear in the number of layers.
+    /// Throws InputError naming the op when its pin allows no valid strategy.
     /// A stop request ends the build early; cancelled() then says so and the tables are incomplete.
-    SearchProblem(const CostModel& model, const std::vector<std::optional<OpStrategy>>& locks,
+    SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
                   const RepeatedBlocks* folded = nullptr, std::stop_token stop = {});
 
     /// True when the build was stopped before it finished.

@@ -140,4 +140,25 @@ double localFraction(const TensorSharding& t, const Mesh& mesh) {
     return 1.0 / mesh.groupSize(t.splitAxes());
 }
 
+StrategyPin StrategyPin::of(const OpStrategy& s) {
+    StrategyPin p;
+    for (int f : s.factorOfAxis)
+        p.factorOfAxis.emplace_back(f);
+    return p;
+}
+
+bool StrategyPin::allows(const OpStrategy& s) const {
+    for (std::size_t a = 0; a < factorOfAxis.size() && a < s.factorOfAxis.size(); ++a)
+        if (factorOfAxis[a] && *factorOfAxis[a] != s.factorOfAxis[a])
+            return false;
+    return true;
+}
+
+bool StrategyPin::complete() const {
+    for (const auto& f : factorOfAxis)
+        if (!f)
+            return false;
+    return true;
+}
+
 } // namespace shardscope

@@ -4,6 +4,7 @@
 #include "engine/cluster/mesh.h"
 #include "engine/ir/graph.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,21 @@ struct OpStrategy {
     std::string toString(const ShardingRule& rule, const Mesh& mesh) const;
 
     auto operator<=>(const OpStrategy&) const = default;
+};
+
+/// A constraint on an op's strategy: per mesh axis, the factor it must split (-1: nothing), or free.
+/// Tactics pin the axes they decided; a lock pins every axis.
+struct StrategyPin {
+    std::vector<std::optional<int>> factorOfAxis;
+
+    /// Every axis pinned to what `s` does.
+    static StrategyPin of(const OpStrategy& s);
+    /// True when `s` agrees with every pinned axis.
+    bool allows(const OpStrategy& s) const;
+    /// True when every axis is pinned.
+    bool complete() const;
+
+    bool operator==(const StrategyPin&) const = default;
 };
 
 /// A tensor's layout across the mesh: per dimension the axes splitting it (in mesh order), and the

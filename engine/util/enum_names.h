@@ -5,6 +5,7 @@
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace shardscope {
 
@@ -20,6 +21,13 @@ template <typename E, std::size_t N> struct EnumNames {
             if (v == value)
                 return n;
         return "?";
+    }
+    /// Every name, in table order.
+    std::vector<std::string_view> names() const {
+        std::vector<std::string_view> out;
+        for (const auto& item : items)
+            out.push_back(item.second);
+        return out;
     }
     /// The value called `text`; nullopt if none is.
     constexpr std::optional<E> parse(std::string_view text) const {

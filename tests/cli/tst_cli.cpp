@@ -229,6 +229,43 @@ private slots:
         QCOMPARE(missing.exitCode, 2);
         QVERIFY2(missing.err.contains("device 8 does not exist"), missing.err.constData());
     }
+    void searchWithTacticsAndExplain() {
+        const QString plan = QDir::temp().filePath(QStringLiteral("shardscope-tst-tactics.plan.json"));
+        const QString tactics = QStringLiteral(SHARDSCOPE_SOURCE_DIR "/samples/tactics/bp-megatron-zero3.tactics.json");
+        const QStringList base{QStringLiteral("--model"), QStringLiteral("gpt"), QStringLiteral("--cluster"),
+                               QStringLiteral("dgx-a100")};
+        const Run r = cli(QStringList{QStringLiteral("search")} + base +
+                          QStringList{QStringLiteral("--mesh"), QStringLiteral("data=4,model=2"), QStringLiteral("--tactics"),
+                                      tactics, QStringLiteral("--plan-out"), plan, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray steps = QJsonDocument::fromJson(r.out).object()[QStringLiteral("tactic_steps")].toArray();
+        QCOMPARE(steps.size(), 4);
+        for (const auto& v : steps)
+            for (const char* key : {"tactic", "step_time_s", "peak_memory_bytes", "collectives_added", "conflicts"})
+                QVERIFY2(v.toObject().contains(QLatin1String(key)), key);
+        QCOMPARE(steps[1].toObject()[QStringLiteral("tactic")].toString(), QStringLiteral("megatron(model)"));
+        // ZeRO-3 lowers the peak.
+        QVERIFY(steps[3].toObject()[QStringLiteral("peak_memory_bytes")].toDouble() <
+                steps[2].toObject()[QStringLiteral("peak_memory_bytes")].toDouble());
+        const Run why = cli(QStringList{QStringLiteral("explain")} + base +
+                            QStringList{QStringLiteral("--plan"), plan, QStringLiteral("--op"),
+                                        QStringLiteral("layers.0.mlp.gelu")});
+        QCOMPARE(why.exitCode, 0);
+        QVERIFY2(why.out.contains("propagated from layers.0.mlp.fc1"), why.out.constData());
+        QVERIFY(why.out.contains("tactic 2 megatron(model)"));
+        const Run noOp = cli(QStringList{QStringLiteral("explain")} + base +
+                             QStringList{QStringLiteral("--plan"), plan, QStringLiteral("--op"), QStringLiteral("nothing")});
+        QCOMPARE(noOp.exitCode, 2);
+        QVERIFY(noOp.err.contains("no such op"));
+        QFile::remove(plan);
+        const Run noMesh = cli(QStringList{QStringLiteral("search")} + base + QStringList{QStringLiteral("--tactics"), tactics});
+        QCOMPARE(noMesh.exitCode, 2);
+        QVERIFY(noMesh.err.contains("--mesh"));
+        const Run badAxis = cli(QStringList{QStringLiteral("search")} + base +
+                                QStringList{QStringLiteral("--mesh"), QStringLiteral("data=8"), QStringLiteral("--tactics"), tactics});
+        QCOMPARE(badAxis.exitCode, 2);
+        QVERIFY2(badAxis.err.contains("tactic 2 megatron(model): the mesh data=8 has no axis 'model'"), badAxis.err.constData());
+    }
     void planOutRoundTripsThroughEvaluate() {
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-cli.plan.json"));
         const QStringList base{QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("llama"),
