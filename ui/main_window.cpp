@@ -8,6 +8,7 @@
 #include "panels/inspector_panel.h"
 #include "panels/ops_panel.h"
 #include "panels/search_bar.h"
+#include "panels/tactics_panel.h"
 #include "util/qt_text.h"
 
 #include "engine/io/file_kind.h"
@@ -36,12 +37,15 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
     ops_ = new OpsPanel(&session_, this);
     timeline_ = new TimelinePanel(&session_, this);
     compare_ = new CompareView(&session_, this);
+    tactics_ = new TacticsPanel(&session_, this);
     QDockWidget* inspectorDock = addPanel(inspector_, tr("Inspector"), QStringLiteral("inspector"), Qt::RightDockWidgetArea);
     QDockWidget* clusterDock = addPanel(cluster_, tr("Cluster"), QStringLiteral("cluster"), Qt::RightDockWidgetArea);
     QDockWidget* opsDock = addPanel(ops_, tr("Ops"), QStringLiteral("ops"), Qt::BottomDockWidgetArea);
     QDockWidget* timelineDock = addPanel(timeline_, tr("Timeline"), QStringLiteral("timeline"), Qt::BottomDockWidgetArea);
     QDockWidget* compareDock = addPanel(compare_, tr("Compare"), QStringLiteral("compare"), Qt::BottomDockWidgetArea);
+    QDockWidget* tacticsDock = addPanel(tactics_, tr("Tactics"), QStringLiteral("tactics"), Qt::RightDockWidgetArea);
     tabifyDockWidget(inspectorDock, clusterDock);
+    tabifyDockWidget(clusterDock, tacticsDock);
     tabifyDockWidget(opsDock, timelineDock);
     tabifyDockWidget(timelineDock, compareDock);
     inspectorDock->raise();
@@ -128,10 +132,11 @@ void MainWindow::openFile(const QString& path) {
         session_.openPlan(path);
         break;
     case FileKind::Tactics:
-        showError(tr("%1 is a tactic script; tactics are not supported by this build yet").arg(path));
-        return;
+        session_.openTactics(path);
+        showPanel(QStringLiteral("tactics"));
+        break;
     case FileKind::Unknown:
-        showError(tr("%1: not a model, cluster or plan this program reads (no known \"format\" field, "
+        showError(tr("%1: not a model, cluster, plan or tactic script this program reads (no known \"format\" field, "
                      "not a Hugging Face config.json, not .onnx)")
                       .arg(path));
         return;

@@ -21,6 +21,7 @@ class GraphView;
 class InspectorPanel;
 class OpsPanel;
 class SearchBar;
+class TacticsPanel;
 class TimelinePanel;
 
 class MainWindow final : public QMainWindow {
@@ -45,7 +46,9 @@ public:
     TimelinePanel* timelinePanel() const { return timeline_; }
     /// The compare panel.
     CompareView* compareView() const { return compare_; }
-    /// The panel called `name` (graph, cluster, timeline, compare, inspector, ops), brought to the
+    /// The tactics panel.
+    TacticsPanel* tacticsPanel() const { return tactics_; }
+    /// The panel called `name` (graph, cluster, timeline, compare, inspector, ops, tactics), brought to the
     /// front; null for an unknown name.
     QWidget* showPanel(const QString& name);
     /// True when nothing runs in the background (loading, searching, layout).
@@ -85,6 +88,7 @@ private:
     ClusterView* cluster_ = nullptr;
     TimelinePanel* timeline_ = nullptr;
     CompareView* compare_ = nullptr;
+    TacticsPanel* tactics_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QLabel* stepLabel_ = nullptr;
     QLabel* memoryLabel_ = nullptr;

@@ -103,6 +103,26 @@ void MainWindow::createMenus() {
     connect(menuAction(search, tr("&Cancel"), QKeySequence(Qt::Key_Escape)), &QAction::triggered, &session_,
             &Session::cancel);
     search->addSeparator();
+    connect(menuAction(search, tr("Apply &Tactics"), QKeySequence(Qt::CTRL | Qt::Key_T),
+                      tr("Build the plan from the tactic script, step by step")),
+            &QAction::triggered, &session_, &Session::runTactics);
+    connect(menuAction(search, tr("Open Tactic Script..."), {}), &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open Tactic Script"), QString(),
+                                                          tr("Tactic scripts (*.tactics.json *.json)"));
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    connect(menuAction(search, tr("Save Tactic Script..."), {}), &QAction::triggered, this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, tr("Save Tactic Script"), QStringLiteral("plan.tactics.json"),
+                                                    tr("Tactic scripts (*.tactics.json)"));
+        if (path.isEmpty())
+            return;
+        if (!path.endsWith(QStringLiteral(".json")))
+            path += QStringLiteral(".tactics.json");
+        if (const QString error = session_.saveTactics(path); !error.isEmpty())
+            showError(error);
+    });
+    search->addSeparator();
     QMenu* baselines = search->addMenu(tr("Use &Baseline"));
     for (const char* spec : {"dp", "megatron", "megatron-sp", "zero1", "zero2", "zero3", "megatron-sp+zero1",
                              "megatron-sp+zero3"})

@@ -19,9 +19,10 @@ namespace {
 /// screenshot mode.
 class Startup final : public QObject {
 public:
-    Startup(shardscope::ui::MainWindow* window, QString algorithm, QString mesh, QString screenshot, QWidget* panel)
-        : window_(window), algorithm_(std::move(algorithm)), mesh_(std::move(mesh)), screenshot_(std::move(screenshot)),
-          panel_(panel ? panel : window) {
+    Startup(shardscope::ui::MainWindow* window, QString algorithm, QString mesh, QString tactics, QString screenshot,
+            QWidget* panel)
+        : window_(window), algorithm_(std::move(algorithm)), mesh_(std::move(mesh)), tactics_(std::move(tactics)),
+          screenshot_(std::move(screenshot)), panel_(panel ? panel : window) {
         auto* session = window_->session();
         connect(session, &shardscope::ui::Session::problemChanged, this, &Startup::loaded, Qt::SingleShotConnection);
         if (!screenshot_.isEmpty()) {
@@ -37,11 +38,17 @@ public:
 
 private:
     void loaded() {
+        auto* session = window_->session();
+        if (!tactics_.isEmpty()) {
+            session->openTactics(tactics_);
+            session->runTactics();
+            searched_ = true;
+            return;
+        }
         if (algorithm_.isEmpty()) {
             searched_ = true;
             return;
         }
-        auto* session = window_->session();
         shardscope::ui::SearchSettings s = session->searchSettings();
         s.algorithm = algorithm_;
         s.mesh = mesh_.isEmpty() ? QStringLiteral("auto") : mesh_;
@@ -70,6 +77,7 @@ private:
     shardscope::ui::MainWindow* window_;
     QString algorithm_;
     QString mesh_;
+    QString tactics_;
     QString screenshot_;
     QWidget* panel_;
     QTimer poll_;
@@ -106,10 +114,14 @@ int main(int argc, char** argv) {
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Render the window to FILE (PNG) once settled, and exit."),
                                         QStringLiteral("FILE"));
-    const QCommandLineOption view(QStringLiteral("view"),
-                                  QStringLiteral("With --screenshot: render one panel: graph, cluster, timeline or compare."),
-                                  QStringLiteral("NAME"));
-    parser.addOptions({model, set, cluster, nodes, mesh, strategy, algo, screenshot, view});
+    const QCommandLineOption view(
+        QStringLiteral("view"),
+        QStringLiteral("With --screenshot: render one panel: graph, cluster, timeline, compare or tactics."),
+        QStringLiteral("NAME"));
+    const QCommandLineOption tactics(QStringLiteral("tactics"),
+                                     QStringLiteral("Apply a tactic script (*.tactics.json) once loaded."),
+                                     QStringLiteral("FILE"));
+    parser.addOptions({model, set, cluster, nodes, mesh, strategy, algo, screenshot, view, tactics});
     parser.process(app);
 
     shardscope::ScenarioRequest request;
@@ -127,7 +139,7 @@ int main(int argc, char** argv) {
         }
     }
     // With --algo the mesh is the search's (auto when not given); without, the starting plan's.
-    if (!parser.isSet(algo))
+    if (!parser.isSet(algo) || parser.isSet(tactics))
         request.mesh = parser.value(mesh).toStdString();
     request.strategy = parser.value(strategy).toStdString();
 
@@ -136,16 +148,17 @@ int main(int argc, char** argv) {
     if (parser.isSet(view)) {
         const QString name = parser.value(view);
         panel = name == QStringLiteral("graph") || name == QStringLiteral("cluster") || name == QStringLiteral("timeline") ||
-                        name == QStringLiteral("compare")
+                        name == QStringLiteral("compare") || name == QStringLiteral("tactics")
                     ? window.showPanel(name)
                     : nullptr;
         if (!panel) {
-            std::fprintf(stderr, "shardscope: --view %s: expected graph, cluster, timeline or compare\n",
+            std::fprintf(stderr, "shardscope: --view %s: expected graph, cluster, timeline, compare or tactics\n",
                          name.toLocal8Bit().constData());
             return 2;
         }
     }
-    Startup startup(&window, parser.value(algo), parser.value(mesh), parser.value(screenshot), panel);
+    Startup startup(&window, parser.value(algo), parser.value(mesh), parser.value(tactics), parser.value(screenshot),
+                    panel);
     if (parser.isSet(screenshot))
         window.resize(1600, 1000);
     window.show();

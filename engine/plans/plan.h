@@ -20,6 +20,7 @@ struct Plan {
     std::vector<Tactic> tactics;        ///< the tactic script that built the plan, if any
     std::vector<TacticStep> tacticSteps;///< the figures after each tactic
     std::vector<std::vector<std::string>> why; ///< [op][axis]: why the axis splits what it does; may be empty
+    std::vector<bool> undecided;        ///< per op: no tactic decided it yet (a tactic step's partial plan); not saved
 
     /// Why axis `axis` of op `op` is as it is, or an empty string when the plan does not say.
     std::string whyOf(std::size_t op, std::size_t axis) const {

@@ -255,8 +255,10 @@ private:
                 step.collectivesAdded[kind] = -n;
         previous_ = counts;
         step.decidedAxes = plan_.decidedCount();
-        for (std::size_t o = 0; o < g_.ops().size(); ++o)
+        for (std::size_t o = 0; o < g_.ops().size(); ++o) {
             s.decidedAxes.push_back(plan_.decidedAxes(OpId(o)));
+            s.plan.undecided.push_back(s.decidedAxes.back() == 0);
+        }
         s.step = std::move(step);
         return s;
     }

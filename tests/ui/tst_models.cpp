@@ -7,6 +7,7 @@
 
 #include "models/alternatives_model.h"
 #include "models/ops_model.h"
+#include "models/tactics_model.h"
 #include "session/plan_state.h"
 
 #include "engine/plans/baselines.h"
@@ -51,6 +52,33 @@ private slots:
         for (int r = 1; r < sorted.rowCount(); ++r)
             QVERIFY(sorted.data(sorted.index(r - 1, OpsModel::Communication), OpsModel::SortRole).toDouble() >=
                     sorted.data(sorted.index(r, OpsModel::Communication), OpsModel::SortRole).toDouble());
+    }
+    void tacticsModel() {
+        TacticsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const PlanState s = megatronState("gpt");
+        Tactic batch;
+        batch.axis = "data";
+        Tactic megatron;
+        megatron.kind = TacticKind::Megatron;
+        megatron.axis = "model";
+        model.setTactics({batch, megatron}, nullptr);
+        QCOMPARE(model.rowCount(), 2);
+        QVERIFY(!model.data(model.index(0, 0), TacticsModel::StepRole).toBool());
+        TacticRequest r;
+        r.graph = &s.problem->graph;
+        r.cluster = &s.problem->cluster;
+        r.mesh = s.plan.mesh;
+        r.tactics = {batch, megatron};
+        r.threads = 1;
+        const auto run = runTactics(r);
+        model.setTactics({batch, megatron}, run);
+        QVERIFY(model.data(model.index(1, 0), TacticsModel::StepRole).toBool());
+        QCOMPARE(model.data(model.index(1, TacticsModel::Tactic)).toString(), QStringLiteral("megatron(model)"));
+        QVERIFY(!model.data(model.index(1, TacticsModel::StepTime)).toString().isEmpty());
+        // Figures of another script are not shown against this one.
+        model.setTactics({batch}, run);
+        QVERIFY(!model.data(model.index(0, 0), TacticsModel::StepRole).toBool());
     }
     void alternativesModel() {
         AlternativesModel model;

@@ -8,6 +8,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QStandardPaths>
+#include <QItemSelectionModel>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -16,7 +18,10 @@
 #include "compare/compare_model.h"
 #include "compare/compare_view.h"
 #include "export/view_export.h"
+#include "graph/graph_items.h"
 #include "graph/graph_view.h"
+#include "models/tactics_model.h"
+#include "panels/tactics_panel.h"
 #include "main_window.h"
 #include "window_test_support.h"
 #include "panels/inspector_panel.h"
@@ -221,9 +226,70 @@ private slots:
         QVERIFY(waitSettled(*w));
     }
 
+    void tacticsBuildThePlanStepByStep() {
+        Session* s = w->session();
+        w->showPanel(QStringLiteral("tactics"));
+        s->openTactics(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/samples/tactics/bp-megatron-zero3.tactics.json"));
+        QCOMPARE(s->tactics().size(), std::size_t(4));
+        s->runTactics();
+        QVERIFY(waitSettled(*w));
+        const auto run = s->tacticRun();
+        QVERIFY(run);
+        TacticsModel* model = w->tacticsPanel()->model();
+        QCOMPARE(model->rowCount(), 4);
+        QVERIFY(model->data(model->index(3, 0), TacticsModel::StepRole).toBool());
+        QCOMPARE(s->state().plan.strategies, run->plan.strategies);
+        // Every step is a row of the comparison.
+        w->showPanel(QStringLiteral("compare"));
+        QVERIFY(waitSettled(*w));
+        int steps = 0;
+        for (const ComparedPlan& r : w->compareView()->model()->rows())
+            steps += r.name.rfind("tactic ", 0) == 0 ? 1 : 0;
+        QCOMPARE(steps, 4);
+        // Selecting a step shows its plan.
+        auto* table = w->tacticsPanel()->findChild<QTableView*>();
+        table->selectionModel()->setCurrentIndex(model->index(0, 0),
+                                                 QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(waitSettled(*w));
+        QCOMPARE(s->state().plan.strategies, run->stages[0].plan.strategies);
+        QCOMPARE(s->state().evaluation->stepTime, run->stages[0].evaluation->stepTime);
+        // The inspector says why an op splits as it does.
+        s->selectOp(*s->state().problem->graph.findOp("layers.0.mlp.gelu"));
+        QVERIFY2(w->inspector()->details().contains(QStringLiteral("propagated from layers.0.mlp.fc1")),
+                 qPrintable(w->inspector()->details()));
+    }
+    void undecidedOpsAreDrawnApart() {
+        Session* s = w->session();
+        // One weight sharded: the ops it does not reach stay undecided, and the graph says so.
+        Tactic t;
+        t.kind = TacticKind::Shard;
+        t.tensors = {"layers.0.mlp.fc1.weight"};
+        t.dim = 1;
+        t.axis = "model";
+        s->setTactics({t});
+        s->runTactics();
+        QVERIFY(waitSettled(*w));
+        const Graph& g = s->state().problem->graph;
+        const DisplayGraph* d = w->graphView()->displayGraph();
+        QVERIFY(d);
+        auto lookOf = [&](const char* op) -> const NodeLook* {
+            const int node = d->nodeOfOp[g.findOp(op)->index()];
+            for (QGraphicsItem* item : w->graphView()->scene()->items())
+                if (auto* n = dynamic_cast<NodeItem*>(item); n && n->index() == node)
+                    return &n->look();
+            return nullptr;
+        };
+        QVERIFY(lookOf("loss") && lookOf("loss")->undecided);
+        QVERIFY(lookOf("embed") && lookOf("embed")->undecided);
+        QVERIFY(s->state().plan.undecided[g.findOp("layers.0.mlp.fc2")->index()] == false);
+        s->undoStack()->undo();
+        QVERIFY(waitSettled(*w));
+        QVERIFY(s->state().plan.undecided.empty() || !lookOf("loss")->undecided);
+    }
+
     void everyViewDrawsSomething_data() {
         QTest::addColumn<QString>("view");
-        for (const char* v : {"graph", "cluster", "timeline", "compare"})
+        for (const char* v : {"graph", "cluster", "timeline", "compare", "tactics"})
             QTest::newRow(v) << QString::fromLatin1(v);
     }
     void everyViewDrawsSomething() {

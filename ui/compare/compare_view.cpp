@@ -96,6 +96,7 @@ CompareView::CompareView(Session* session, QWidget* parent)
     });
     connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) { openRow(index.row()); });
     connect(session_, &Session::simulationChanged, this, &CompareView::refresh);
+    connect(session_, &Session::tacticRunChanged, this, &CompareView::refresh);
     connect(&jobs_, &JobRunner::failed, this,
             [this](const QString&, const QString& error) { status_->setText(tr("Could not compare: %1").arg(error)); });
 }
@@ -115,11 +116,12 @@ void CompareView::refresh() {
     const std::string searchName =
         session_->lastSearch() ? "searched (" + session_->lastSearch()->report.algorithm + ")" : std::string("searched");
     const SimOptions options = session_->simOptions();
+    const auto tactics = session_->tacticRun();
     status_->setText(tr("Comparing..."));
     jobs_.start<std::vector<ComparedPlan>>(
         tr("Comparing plans"),
-        [current, searched, searchName, options](const JobContext&) {
-            return comparePlans(current, searched, searchName, options);
+        [current, searched, searchName, tactics, options](const JobContext&) {
+            return comparePlans(current, searched, searchName, tactics.get(), options);
         },
         [this](const std::vector<ComparedPlan>& rows) {
             model_->setRows(rows);

@@ -1,6 +1,7 @@
 #pragma once
 // The compare panel: a table and stacked bar charts of step time (compute, exposed communication,
-// optimizer) and peak memory for the baselines, the searched plan and the current plan; any row can
+// optimizer) and peak memory for the baselines, the searched plan, every tactic step and the current
+// plan; any row can
 // be opened as the current plan (undoably). Plans are compared while the panel is active (seen).
 
 #include "session/session.h"

@@ -26,7 +26,7 @@ ComparedPlan measure(std::string name, PlanState state, const SimOptions& option
 } // namespace
 
 std::vector<ComparedPlan> comparePlans(const PlanState& current, const PlanState& searched, const std::string& searchName,
-                                       const SimOptions& options) {
+                                       const TacticRun* tactics, const SimOptions& options) {
     std::vector<ComparedPlan> rows;
     StepSettings settings = current.plan.settings;
     settings.zeroStage = 0;
@@ -42,6 +42,10 @@ std::vector<ComparedPlan> comparePlans(const PlanState& current, const PlanState
     const bool searchedHere = searched.problem == current.problem;
     if (searchedHere)
         rows.push_back(measure(searchName, searched, options));
+    if (tactics)
+        for (std::size_t i = 0; i < tactics->stages.size(); ++i)
+            rows.push_back(measure("tactic " + std::to_string(i + 1) + ": " + tactics->stages[i].step.tactic,
+                                   costPlan(current.problem, tactics->stages[i].plan, &current), options));
     const bool edited = !searchedHere || searched.plan.strategies != current.plan.strategies ||
                         searched.plan.mesh.toString() != current.plan.mesh.toString();
     if (edited)

@@ -5,6 +5,7 @@
 #include "session/plan_state.h"
 
 #include "engine/sim/simulator.h"
+#include "engine/tactics/tactic_runner.h"
 
 #include <string>
 #include <vector>
@@ -24,9 +25,10 @@ struct ComparedPlan {
     bool feasible = true;
 };
 
-/// The rows for `current` (and `searched`, named `searchName`, if it is for the same problem),
-/// simulated with `options`. Baselines that cannot be built on the mesh are left out.
+/// The rows for `current` (and `searched`, named `searchName`, if it is for the same problem, and
+/// every step of `tactics` if given), simulated with `options`. Baselines that cannot be built on
+/// the mesh are left out.
 std::vector<ComparedPlan> comparePlans(const PlanState& current, const PlanState& searched, const std::string& searchName,
-                                       const SimOptions& options);
+                                       const TacticRun* tactics, const SimOptions& options);
 
 } // namespace shardscope::ui

@@ -57,6 +57,12 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(border);
     painter->setBrush(look_.fill);
     painter->drawRoundedRect(box, 6, 6);
+    if (look_.undecided) {
+        // Hatched: nothing has decided this op yet; it runs replicated.
+        painter->setBrush(QBrush(QColor(150, 150, 160), Qt::BDiagPattern));
+        painter->setPen(QPen(QColor(120, 120, 130), 1.2, Qt::DotLine));
+        painter->drawRoundedRect(box, 6, 6);
+    }
     if (highlighted_) {
         painter->setPen(QPen(QColor(0, 110, 230), 3));
         painter->setBrush(Qt::NoBrush);

@@ -19,6 +19,7 @@ struct NodeLook {
     QVector<QColor> strip;    ///< a stack's per-op colours (one block)
     bool locked = false;
     bool stack = false;
+    bool undecided = false;   ///< no tactic decided the op yet (a tactic step's partial plan)
 };
 
 /// A node of the drawn graph; `index` is its DisplayGraph node.
@@ -30,6 +31,8 @@ public:
     int index() const { return index_; }
     /// Replaces what it shows.
     void setLook(const NodeLook& look);
+    /// What it shows.
+    const NodeLook& look() const { return look_; }
     /// Marks it as the selected node.
     void setHighlighted(bool on);
 

@@ -253,6 +253,9 @@ void GraphView::refreshLooks() {
                                    return a.second < c.second;
                                })->first;
             look.fill = legendColor(common, legend.entries[static_cast<std::size_t>(common)].replicated).lighter(108);
+            look.undecided = std::all_of(n.members.begin(), n.members.end(), [&](OpId o) {
+                return o.index() < s.plan.undecided.size() && s.plan.undecided[o.index()];
+            });
             for (OpId o : b.blocks.front())
                 look.strip << colorOf(o);
             look.title = tr("%1 ... %2").arg(q(g.op(b.blocks.front().front()).block), q(g.op(b.blocks.back().front()).block));
@@ -273,6 +276,11 @@ void GraphView::refreshLooks() {
             look.title = q(op.name);
             look.subtitle = q(opKindName(op.kind)) + QStringLiteral("  ") + q(s.evaluation->perOp[n.op.index()].strategy);
             look.locked = s.plan.locked[n.op.index()];
+            look.undecided = n.op.index() < s.plan.undecided.size() && s.plan.undecided[n.op.index()];
+            if (look.undecided) {
+                look.fill = QColor(240, 240, 242);
+                look.subtitle = q(opKindName(op.kind)) + tr("  undecided");
+            }
         }
         look.badges = badges(summary);
         nodes_[i]->setLook(look);

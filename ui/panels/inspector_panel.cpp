@@ -108,6 +108,8 @@ InspectorPanel::InspectorPanel(Session* session, QWidget* parent) : QWidget(pare
 
 QString InspectorPanel::heading() const { return title_->text(); }
 
+QString InspectorPanel::details() const { return details_->text(); }
+
 void InspectorPanel::applyAlternative(int sortedRow) {
     const auto op = session_->selectedOp();
     if (!op || sortedRow < 0 || sortedRow >= sorted_->rowCount())
@@ -155,7 +157,12 @@ void InspectorPanel::refresh() {
                          q(outputSharding(op, k, strategy).toString(mesh)));
     }
     html += QStringLiteral("</table>");
-    details_->setText(html);
+    // Why each axis splits what it does: the tactic, the neighbour it propagated from, the search...
+    QString why;
+    for (std::size_t a = 0; a < mesh.rank(); ++a)
+        if (!s.plan.whyOf(o.index(), a).empty())
+            why += tr("<br><i>why</i> %1: %2").arg(q(mesh.axes[a].name), q(s.plan.whyOf(o.index(), a)).toHtmlEscaped());
+    details_->setText(html + why);
     lock_->setChecked(s.plan.locked[o.index()]);
 
     // Breakdown: compute, each collective, memory.

@@ -29,6 +29,8 @@ public:
     void applyAlternative(int row);
     /// The heading: the inspected op's name, or a hint when nothing is selected.
     QString heading() const;
+    /// The details shown under the heading (rich text): shapes, rule, strategy, why.
+    QString details() const;
 
 private:
     void refresh();

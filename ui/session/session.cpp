@@ -4,11 +4,14 @@
 #include "util/qt_text.h"
 
 #include "engine/io/cluster_file.h"
+#include "engine/io/json_fields.h"
+#include "engine/io/tactic_file.h"
 #include "engine/io/plan_file.h"
 #include "engine/plans/baselines.h"
 #include "engine/util/error.h"
 #include "engine/util/units.h"
 
+#include <QFileInfo>
 #include <QThread>
 
 namespace shardscope::ui {
@@ -68,6 +71,8 @@ void Session::replaceAll(PlanState state, const QString& planPath) {
     undo_.clear();
     lastSearch_.reset();
     searched_ = PlanState{};
+    tacticRun_.reset();
+    emit tacticRunChanged();
     planPath_ = planPath;
     state_ = std::move(state);
     // Start on the op that costs the most, so the inspector has something to explain.
@@ -201,6 +206,97 @@ QString Session::savePlan(const QString& path) {
     return {};
 }
 
+void Session::setTactics(std::vector<Tactic> tactics) {
+    tactics_ = std::move(tactics);
+    tacticRun_.reset();
+    emit tacticsChanged();
+    emit tacticRunChanged();
+}
+
+void Session::openTactics(const QString& path) {
+    try {
+        setTactics(loadTactics(path.toStdString()));
+        emit message(tr("Opened tactics %1 (%2 steps)").arg(path).arg(tactics_.size()));
+    } catch (const std::exception& e) {
+        emit failed(q(e.what()));
+    }
+}
+
+QString Session::saveTactics(const QString& path) const {
+    try {
+        writeFileAtomically(path.toStdString(), tacticsToJson(tactics_, QFileInfo(path).baseName().toStdString()));
+    } catch (const std::exception& e) {
+        return q(e.what());
+    }
+    return {};
+}
+
+void Session::runTactics() {
+    if (!loaded())
+        return;
+    if (tactics_.empty()) {
+        emit failed(tr("No tactics to run: add some in the Tactics panel, or open a *.tactics.json"));
+        return;
+    }
+    const PlanState current = state_;
+    Mesh mesh = current.plan.mesh;
+    try {
+        if (settings_.mesh != QStringLiteral("auto")) {
+            mesh = Mesh::parse(settings_.mesh.toStdString());
+            mesh.verify(current.problem->cluster.deviceCount(), current.problem->cluster.name);
+        }
+    } catch (const InputError& e) {
+        emit failed(q(e.what()));
+        return;
+    }
+    StepSettings step = current.plan.settings;
+    step.zeroStage = 0;
+    step.zeroAxes = 0;
+    step.recompute = settings_.recompute;
+    const std::vector<Tactic> tactics = tactics_;
+    const SimOptions sim = simOptions_;
+    const int threads = searchThreads_;
+    jobs_.start<std::shared_ptr<const TacticRun>>(
+        tr("Applying tactics"),
+        [current, mesh, step, tactics, sim, threads](const JobContext& context) {
+            TacticRequest r;
+            r.graph = &current.problem->graph;
+            r.cluster = &current.problem->cluster;
+            r.mesh = mesh;
+            r.settings = step;
+            r.tactics = tactics;
+            r.simulation = sim;
+            r.threads = threads;
+            r.stop = context.stop;
+            r.progress = [&context](double f, const std::string& what) { context.progress(f, q(what)); };
+            return shardscope::runTactics(r);
+        },
+        [this, current](const std::shared_ptr<const TacticRun>& run) {
+            if (current.problem != state_.problem)
+                return; // another model was loaded meanwhile
+            tacticRun_ = run;
+            tacticProblem_ = current.problem;
+            emit tacticRunChanged();
+            try {
+                pushPlan(costPlan(current.problem, run->plan, &state_), tr("Apply %1 tactics").arg(run->stages.size()));
+            } catch (const InputError& e) {
+                emit failed(q(e.what()));
+            }
+        });
+}
+
+void Session::showTacticStep(int step) {
+    if (!tacticRun_ || tacticProblem_ != state_.problem || step < 0 || std::size_t(step) >= tacticRun_->stages.size())
+        return;
+    const TacticStage& stage = tacticRun_->stages[std::size_t(step)];
+    try {
+        pushPlan(costPlan(state_.problem, stage.plan, &state_),
+                 tr("Show tactic step %1: %2").arg(step + 1).arg(q(stage.step.tactic)));
+    } catch (const InputError& e) {
+        emit failed(q(e.what()));
+    }
+}
+
 void Session::selectOp(std::optional<OpId> op) {
     if (op == selected_)
         return;
@@ -220,6 +316,10 @@ void Session::overrideStrategy(OpId op, const OpStrategy& strategy) {
         return;
     Plan next = state_.plan;
     next.strategies[op.index()] = strategy;
+    if (op.index() < next.undecided.size())
+        next.undecided[op.index()] = false;
+    next.why.resize(next.strategies.size());
+    next.why[op.index()].assign(next.mesh.rank(), "set by hand");
     const Op& o = state_.problem->graph.op(op);
     try {
         pushPlan(costPlan(state_.problem, std::move(next), &state_),

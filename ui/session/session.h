@@ -10,6 +10,7 @@
 #include "engine/io/scenario.h"
 #include "engine/search/search.h"
 #include "engine/sim/simulator.h"
+#include "engine/tactics/tactic_runner.h"
 #include "jobs/job_runner.h"
 
 #include <QObject>
@@ -53,6 +54,12 @@ public:
     void setSimOptions(const SimOptions& options);
     /// True while the current plan is being simulated.
     bool simulating() const { return simulate_.busy(); }
+    /// The tactic script being edited.
+    const std::vector<Tactic>& tactics() const { return tactics_; }
+    /// The last run of the tactics on the loaded problem, or null.
+    std::shared_ptr<const TacticRun> tacticRun() const {
+        return tacticProblem_ == state_.problem ? tacticRun_ : nullptr;
+    }
 
     /// Loads a whole scenario (model, cluster, mesh, baseline or plan file); replaces everything
     /// and clears the undo stack. Asynchronous: stateReplaced() or failed().
@@ -74,6 +81,18 @@ public:
     void overrideStrategy(OpId op, const OpStrategy& strategy);
     /// Locks or unlocks `op` (undoable).
     void setLocked(OpId op, bool locked);
+    /// Replaces the tactic script (the last run's figures no longer belong to it).
+    void setTactics(std::vector<Tactic> tactics);
+    /// Reads a tactic script file into the editor; failed() on a bad file.
+    void openTactics(const QString& path);
+    /// Saves the tactic script; returns an error message or an empty string.
+    QString saveTactics(const QString& path) const;
+    /// Applies the tactics on the plan's mesh (the search bar's mesh if one is typed) in the
+    /// background; the last step's plan becomes the current plan (undoable).
+    void runTactics();
+    /// Makes the plan after tactic step `step` the current plan (undoable), undecided ops marked.
+    void showTacticStep(int step);
+
     /// Replaces the plan with a baseline on the current mesh and settings (undoable).
     void applyBaseline(const std::string& spec);
     /// Replaces the plan (and problem) with `state`, as the undoable edit `text`.
@@ -99,6 +118,10 @@ signals:
     void selectionChanged();
     /// The current plan's simulation arrived (or was cleared).
     void simulationChanged();
+    /// The tactic script changed.
+    void tacticsChanged();
+    /// A tactic run finished (or its figures were cleared).
+    void tacticRunChanged();
     /// The search settings changed.
     void searchSettingsChanged();
     /// A load, search or save failed; `message` names the problem. Nothing already loaded changed.
@@ -121,6 +144,9 @@ private:
     JobRunner simulate_;
     SimOptions simOptions_;
     std::shared_ptr<const SimResult> simulation_;
+    std::vector<Tactic> tactics_;
+    std::shared_ptr<const TacticRun> tacticRun_;
+    std::shared_ptr<const Problem> tacticProblem_;
     SearchSettings settings_;
     std::shared_ptr<const SearchResult> lastSearch_;
     PlanState searched_;
