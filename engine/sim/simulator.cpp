@@ -35,7 +35,8 @@ std::vector<AxisSet> communicatedSets(const StepProgram& program) {
 
 } // namespace
 
-std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& plan, const SimOptions& options) {
+std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& plan, const SimOptions& options,
+                                          std::stop_token stop) {
     const StepProgram program = buildStepProgram(model, plan, options);
     const Cluster& cluster = model.cluster();
     const Mesh& mesh = model.mesh();
@@ -62,7 +63,12 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
     // Lockstep over the tasks: every class runs the same program; a collective starts when the
     // classes of its group are all ready.
     std::vector<double> ready(k);
+    std::size_t done = 0;
     for (const SimTask& t : program.tasks) {
+        if (++done % 4096 == 0 && stop.stop_requested()) {
+            result->cancelled = true;
+            break;
+        }
         const auto stream = static_cast<std::size_t>(t.stream);
         for (std::size_t c = 0; c < k; ++c) {
             double r = state[c].streamFree[stream];

@@ -13,6 +13,7 @@
 #include "engine/sim/step_program.h"
 
 #include <memory>
+#include <stop_token>
 #include <vector>
 
 namespace shardscope {
@@ -45,6 +46,7 @@ struct SimResult {
     double peakMemoryTime = 0;             ///< on device 0
     std::vector<LevelTraffic> traffic;
     int devices = 0;
+    bool cancelled = false;                ///< stopped early: the figures are incomplete
 
     /// The timeline of `device`.
     const DeviceTimeline& timeline(int device) const {
@@ -55,6 +57,8 @@ struct SimResult {
 };
 
 /// Simulates one step of `plan`. Assumes plan.verify() is empty and `model` matches the plan.
-std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& plan, const SimOptions& options);
+/// A stop request ends the run early with `cancelled` set.
+std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& plan, const SimOptions& options,
+                                          std::stop_token stop = {});
 
 } // namespace shardscope

@@ -220,6 +220,26 @@ private slots:
                     if (b.task == a.task)
                         QCOMPARE(a.start, b.start);
     }
+    void aStopRequestEndsTheRunEarly() {
+        const Scene s("gpt", {"layers=2"}, 1, "data=8", "dp");
+        std::stop_source stop;
+        stop.request_stop();
+        const auto stopped = simulate(*s.model, s.plan, SimOptions{}, stop.get_token());
+        QVERIFY(stopped->cancelled || stopped->eventCount() < 4096); // a run shorter than one check may finish
+        const auto whole = s.run();
+        QVERIFY(!whole->cancelled);
+        // Many micro-batches: far more tasks than one check, so the stop lands.
+        StepSettings settings;
+        settings.microbatches = 64;
+        const Graph g = loadModel(ModelRequest{"gpt", {"layers=2", "batch=64"}, std::nullopt}, 64);
+        const Mesh mesh = Mesh::parse("data=8");
+        const Plan plan = baselinePlan(g, mesh, "dp", settings);
+        const Cluster cluster = clusterPreset("dgx-a100", 1);
+        const CostModel cm(g, cluster, mesh, plan.settings);
+        const auto cut = simulate(cm, plan, SimOptions{}, stop.get_token());
+        QVERIFY(cut->cancelled);
+        QVERIFY(cut->eventCount() < simulate(cm, plan, SimOptions{})->eventCount());
+    }
     void zero3GathersArePrefetchedWithOverlap() {
         // FSDP on one node: with overlap each parameter gather runs while an earlier op computes.
         const Scene s("gpt", {"layers=2"}, 1, "data=8", "zero3");

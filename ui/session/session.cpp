@@ -60,7 +60,10 @@ void Session::resimulate() {
     const PlanState current = state_;
     const SimOptions options = simOptions_;
     simulate_.start<std::shared_ptr<const SimResult>>(
-        tr("Simulating"), [current, options](const JobContext&) { return simulate(*current.model, current.plan, options); },
+        tr("Simulating"),
+        [current, options](const JobContext& context) {
+            return simulate(*current.model, current.plan, options, context.stop);
+        },
         [this](const std::shared_ptr<const SimResult>& r) {
             simulation_ = r;
             emit simulationChanged();
