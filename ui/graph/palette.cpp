@@ -16,23 +16,16 @@ QColor legendColor(int index, bool replicated) {
 
 namespace {
 struct KindLook {
-    const char* name;
     const char* shortName;
     QRgb color;
 };
 // Compute in cool colours, collectives in warm ones (timeline_data.h SpanKind order, then CollectiveKind).
-constexpr KindLook kKinds[] = {{"forward", "fwd", 0x5b8ff9},        {"backward", "bwd", 0x4fc3a1},
-                               {"optimizer", "opt", 0xf6bd16},      {"all-reduce", "AR", 0xe8684a},
-                               {"all-gather", "AG", 0x9270ca},      {"reduce-scatter", "RS", 0xff9d4d},
-                               {"all-to-all", "A2A", 0xc2185b},     {"send-recv", "SR", 0x8d6e63}};
+constexpr KindLook kKinds[] = {{"fwd", 0x5b8ff9}, {"bwd", 0x4fc3a1}, {"opt", 0xf6bd16}, {"AR", 0xe8684a},
+                               {"AG", 0x9270ca},  {"RS", 0xff9d4d},  {"A2A", 0xc2185b}, {"SR", 0x8d6e63}};
 } // namespace
 
 QColor spanColor(int kind) {
     return QColor(kKinds[static_cast<std::size_t>(std::clamp(kind, 0, spanKindCount() - 1))].color);
-}
-
-QString spanKindName(int kind) {
-    return QString::fromLatin1(kKinds[static_cast<std::size_t>(std::clamp(kind, 0, spanKindCount() - 1))].name);
 }
 
 QString spanKindShortName(int kind) {

@@ -10,8 +10,6 @@ namespace shardscope::ui {
 QColor legendColor(int index, bool replicated);
 /// The colour of a timeline span of kind `kind` (timeline_data.h SpanKind).
 QColor spanColor(int kind);
-/// The name of span kind `kind`: "forward", "backward", "optimizer", "all-reduce"...
-QString spanKindName(int kind);
 /// A short name of span kind `kind`: "fwd", "bwd", "opt", "AR", "AG", "RS", "A2A", "SR".
 QString spanKindShortName(int kind);
 /// Number of span kinds.

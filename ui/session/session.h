@@ -52,8 +52,6 @@ public:
     const SimOptions& simOptions() const { return simOptions_; }
     /// Simulates with `options` from now on (and re-simulates the current plan).
     void setSimOptions(const SimOptions& options);
-    /// True while the current plan is being simulated.
-    bool simulating() const { return simulate_.busy(); }
     /// The tactic script being edited.
     const std::vector<Tactic>& tactics() const { return tactics_; }
     /// The last run of the tactics on the loaded problem, or null.
