@@ -54,9 +54,11 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
     const JsonFields in(source);
     const json doc = in.parse(text);
     in.checkHeader(doc, "shardscope-plan");
-    in.checkKnown(doc, "", {"format", "version", "name", "model", "mesh", "settings", "strategies", "tactics", "cost"});
+    in.checkKnown(doc, "", {"format", "version", "name", "model", "mesh", "settings", "strategies", "tactics", "cost", "why"});
     Plan plan;
     plan.name = doc.contains("name") ? in.string(doc, "", "name") : source;
+    if (doc.contains("why"))
+        plan.whyByDefault = in.string(doc, "", "why");
     try {
         plan.mesh = Mesh::parse(in.string(doc, "", "mesh"));
     } catch (const InputError& e) {
@@ -193,7 +195,7 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
             entry["locked"] = true;
         json why = json::object();
         for (std::size_t a = 0; a < plan.mesh.rank(); ++a)
-            if (!plan.whyOf(o, a).empty())
+            if (plan.whyOf(o, a) != plan.whyByDefault)
                 why[plan.mesh.axes[a].name] = plan.whyOf(o, a);
         if (!why.empty())
             entry["why"] = why;
@@ -202,6 +204,8 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
     json doc{{"format", "shardscope-plan"}, {"version", 1},        {"name", plan.name},
              {"model", graph.name},         {"mesh", plan.mesh.toString()}, {"settings", settings},
              {"strategies", strategies},    {"tactics", tactics}};
+    if (!plan.whyByDefault.empty())
+        doc["why"] = plan.whyByDefault;
     if (evaluation)
         doc["cost"] = {{"step_time_s", evaluation->stepTime},
                        {"peak_memory_bytes", evaluation->peakMemory},

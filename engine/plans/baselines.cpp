@@ -109,7 +109,7 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
     for (std::size_t o = 0; o < graph.ops().size(); ++o)
         if (twin(o) != o)
             plan.strategies[o] = plan.strategies[twin(o)];
-    plan.why.assign(graph.ops().size(), std::vector<std::string>(mesh.rank(), "the " + spec + " baseline"));
+    plan.whyByDefault = "the " + spec + " baseline";
     settings.zeroStage = s.zeroStage;
     settings.zeroAxes = s.zeroStage > 0 ? axisBit(*data) : 0;
     plan.settings = settings;

@@ -20,11 +20,12 @@ struct Plan {
     std::vector<Tactic> tactics;        ///< the tactic script that built the plan, if any
     std::vector<TacticStep> tacticSteps;///< the figures after each tactic
     std::vector<std::vector<std::string>> why; ///< [op][axis]: why the axis splits what it does; may be empty
+    std::string whyByDefault;           ///< why, wherever `why` says nothing ("the megatron baseline")
     std::vector<bool> undecided;        ///< per op: no tactic decided it yet (a tactic step's partial plan); not saved
 
     /// Why axis `axis` of op `op` is as it is, or an empty string when the plan does not say.
     std::string whyOf(std::size_t op, std::size_t axis) const {
-        return op < why.size() && axis < why[op].size() ? why[op][axis] : std::string();
+        return op < why.size() && axis < why[op].size() && !why[op][axis].empty() ? why[op][axis] : whyByDefault;
     }
 
     /// A plan replicating every op of a graph with `opCount` ops on `mesh`.

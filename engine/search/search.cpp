@@ -436,13 +436,17 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     if (best->algorithm.rfind("baseline:", 0) != 0) {
         // Say what chose each axis: the search, or the lock or pin it kept.
         const auto pins = pinsOf(r);
-        result->plan.why.assign(r.graph->ops().size(), std::vector<std::string>(result->plan.mesh.rank()));
-        for (std::size_t o = 0; o < r.graph->ops().size(); ++o)
-            for (std::size_t a = 0; a < result->plan.mesh.rank(); ++a)
-                result->plan.why[o][a] = o < r.locks.size() && r.locks[o] ? "locked by hand"
-                                         : o < pins.size() && pins[o] && pins[o]->factorOfAxis[a]
-                                             ? "fixed before the search"
-                                             : "chosen by the search (" + best->algorithm + ")";
+        result->plan.whyByDefault = "chosen by the search (" + best->algorithm + ")";
+        result->plan.why.clear();
+        for (std::size_t o = 0; o < pins.size(); ++o)
+            for (std::size_t a = 0; pins[o] && a < result->plan.mesh.rank(); ++a) {
+                result->plan.why.resize(r.graph->ops().size());
+                result->plan.why[o].resize(result->plan.mesh.rank());
+                if (o < r.locks.size() && r.locks[o])
+                    result->plan.why[o][a] = "locked by hand";
+                else if (pins[o]->factorOfAxis[a])
+                    result->plan.why[o][a] = "fixed before the search";
+            }
     }
     report.algorithm = best->algorithm;
     report.foldedBlocks = best->foldedBlocks;
