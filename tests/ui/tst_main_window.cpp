@@ -31,16 +31,6 @@ namespace {
 
 constexpr int kSettleMs = 120000;
 
-ScenarioRequest gptScenario() {
-    ScenarioRequest r;
-    r.model.spec = "gpt";
-    r.model.sets = {"layers=2"};
-    r.cluster = "dgx-a100";
-    r.mesh = "data=4,model=2";
-    r.strategy = "dp";
-    return r;
-}
-
 /// gpt3-175b on 128 DGX A100 nodes (1024 GPUs), data parallel to start.
 ScenarioRequest gpt3Scenario() {
     ScenarioRequest r;
@@ -82,7 +72,7 @@ private slots:
         MainWindow w(nullptr, 1);
         w.show();
         Session* s = w.session();
-        s->openScenario(gptScenario());
+        s->openScenario(gptScenario("dp"));
         QVERIFY(waitSettled(w));
         QVERIFY(s->loaded());
         const double dp = s->state().evaluation->stepTime;
@@ -151,7 +141,7 @@ private slots:
     void badInputKeepsWhatWasLoaded() {
         MainWindow w(nullptr, 1);
         Session* s = w.session();
-        s->openScenario(gptScenario());
+        s->openScenario(gptScenario("dp"));
         QVERIFY(waitSettled(w));
         const auto shown = s->state().evaluation;
 
@@ -239,7 +229,7 @@ private slots:
         w.resize(1400, 900);
         w.show();
         Session* s = w.session();
-        s->openScenario(gptScenario());
+        s->openScenario(gptScenario("dp"));
         QVERIFY(waitSettled(w));
         search(w, QStringLiteral("data=4,model=2"));
         QVERIFY(waitSettled(w));

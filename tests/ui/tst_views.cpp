@@ -72,13 +72,7 @@ private slots:
         w = new MainWindow(nullptr, 1);
         w->resize(1500, 950);
         w->show();
-        ScenarioRequest r;
-        r.model.spec = "gpt";
-        r.model.sets = {"layers=2"};
-        r.cluster = "dgx-a100";
-        r.mesh = "data=4,model=2";
-        r.strategy = "megatron";
-        w->session()->openScenario(r);
+        w->session()->openScenario(gptScenario("megatron"));
         QVERIFY(waitSettled(*w));
         QVERIFY(w->session()->simulation());
         QVERIFY(w->timelinePanel()->view()->data());

@@ -11,6 +11,17 @@
 
 namespace shardscope::ui::testing {
 
+/// The two-layer gpt on one DGX A100 node, mesh data=4,model=2, starting from baseline `strategy`.
+inline ScenarioRequest gptScenario(const std::string& strategy) {
+    ScenarioRequest r;
+    r.model.spec = "gpt";
+    r.model.sets = {"layers=2"};
+    r.cluster = "dgx-a100";
+    r.mesh = "data=4,model=2";
+    r.strategy = strategy;
+    return r;
+}
+
 /// Processes events until `w` has no background work left (at most two minutes); true if settled.
 inline bool waitSettled(MainWindow& w) {
     QElapsedTimer clock;
