@@ -124,11 +124,14 @@ void MainWindow::createMenus() {
     });
     search->addSeparator();
     QMenu* baselines = search->addMenu(tr("Use &Baseline"));
-    for (const char* spec : {"dp", "megatron", "megatron-sp", "zero1", "zero2", "zero3", "megatron-sp+zero1",
-                             "megatron-sp+zero3"})
-        connect(baselines->addAction(q(spec)), &QAction::triggered, this, [this, spec] { session_.applyBaseline(spec); });
+    for (const BaselineEntry& entry : baselineRegistry()) {
+        QAction* action = baselines->addAction(q(entry.spec));
+        action->setStatusTip(q(entry.description));
+        const std::string spec = entry.spec;
+        connect(action, &QAction::triggered, this, [this, spec] { session_.applyBaseline(spec); });
+    }
     connect(menuAction(search, tr("Compare with &Baseline"), QKeySequence(Qt::CTRL | Qt::Key_B),
-                      tr("Step-time change against the best of dp, megatron and megatron-sp on this mesh")),
+                      tr("Step-time change against the best named baseline on this mesh and settings")),
             &QAction::triggered, &session_, &Session::compareWithBaseline);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));

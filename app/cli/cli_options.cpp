@@ -17,6 +17,12 @@ int positiveInt(const std::string& option, const std::string& value) {
     return std::stoi(value);
 }
 
+/// "auto" is for the search only: it chooses the setting; other commands need a value.
+void autoOption(const CliOptions& o, const std::string& option) {
+    if (o.command != "search")
+        throw InputError(option + " auto: only search chooses a setting; give a value");
+}
+
 } // namespace
 
 std::string usageText() {
@@ -25,9 +31,11 @@ std::string usageText() {
            "  shardscope-cli evaluate --model NAME|PATH [--set key=value ...] --cluster NAME|PATH [--nodes N]\n"
            "                 [--mesh data=16,model=8] [--strategy dp|megatron|megatron-sp|zero1|zero2|zero3|fsdp|"
            "A+B|PLAN.json]\n"
-           "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--optimizer adam|sgd]\n"
-           "                 [--plan-out PLAN.json] [--json]\n"
+           "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
+           "                 [--optimizer adam|sgd] [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
+           "                 [--zero auto|0-3] [--recompute auto|none|selective|full] [--microbatches auto|M]\n"
+           "                 (a setting not given is auto: the search chooses it with the strategies)\n"
            "                 [--algo auto|tapas|pase|brute] [--lock PLAN.json] [--threads N] [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli search --model ... --cluster ... --mesh data=..,model=.. --tactics FILE.tactics.json\n"
            "                 [--plan-out PLAN.json] [--json]        build the plan tactic by tactic (PartIR)\n"
@@ -81,13 +89,31 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.tacticsPath = value();
         else if (a == "--op" && o.command == "explain")
             o.explainOp = value();
-        else if (a == "--microbatches")
-            o.scenario.microbatches = positiveInt(a, value());
-        else if (a == "--recompute") {
+        else if (a == "--microbatches") {
             const std::string& v = value();
-            o.scenario.recompute = parseRecompute(v);
-            if (!o.scenario.recompute)
-                throw InputError("--recompute " + v + ": expected none, selective or full");
+            if (v == "auto")
+                autoOption(o, a);
+            else
+                o.scenario.microbatches = positiveInt(a, v);
+        } else if (a == "--recompute") {
+            const std::string& v = value();
+            if (v == "auto") {
+                autoOption(o, a);
+            } else {
+                o.scenario.recompute = parseRecompute(v);
+                if (!o.scenario.recompute)
+                    throw InputError("--recompute " + v + ": expected " +
+                                     std::string(o.command == "search" ? "auto, " : "") + "none, selective or full");
+            }
+        } else if (a == "--zero") {
+            const std::string& v = value();
+            if (v == "auto")
+                autoOption(o, a);
+            else if (v.size() == 1 && v[0] >= '0' && v[0] <= '3')
+                o.scenario.zeroStage = v[0] - '0';
+            else
+                throw InputError("--zero " + v + ": expected " + std::string(o.command == "search" ? "auto, " : "") +
+                                 "0, 1, 2 or 3");
         } else if (a == "--optimizer") {
             const std::string& v = value();
             o.scenario.optimizer = parseOptimizer(v);
@@ -137,6 +163,7 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             throw InputError("search --tactics: tactics act on named mesh axes; give --mesh data=..,model=..");
         if (!o.tacticsPath.empty() && !o.lockPlan.empty())
             throw InputError("search: --tactics and --lock do not combine (tactics fix their own shardings)");
+        o.open = OpenSettings{!o.scenario.zeroStage, !o.scenario.recompute, !o.scenario.microbatches};
     }
     return o;
 }

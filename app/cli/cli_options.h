@@ -2,6 +2,7 @@
 // Command-line options of shardscope-cli.
 
 #include "engine/io/scenario.h"
+#include "engine/search/settings_space.h"
 
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@ struct CliOptions {
     bool json = false;
     std::string planOut;         ///< --plan-out PATH: save the evaluated plan
     std::string algorithm = "auto";  ///< search: --algo
+    OpenSettings open;           ///< search: settings left to the search (--zero/--recompute/--microbatches auto or absent)
     std::string lockPlan;        ///< search: --lock PLAN.json
     bool meshAuto = false;       ///< search: --mesh auto
     int threads = 0;             ///< search: --threads (0 = hardware)

@@ -1,5 +1,6 @@
 #include "commands.h"
 
+#include "engine/builders/builders.h"
 #include "engine/io/evaluation_json.h"
 #include "engine/io/json_fields.h"
 #include "engine/io/plan_file.h"
@@ -22,7 +23,12 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     request.graph = &s.graph;
     request.cluster = &s.cluster;
     request.settings = s.plan.settings;
-    request.algorithm = options.algorithm;
+    request.open = options.open;
+    if (const auto builder = resolveBuilder(options.scenario.model))
+        request.family = GraphFamily{builder->params.batch, [builder](int micro) {
+                                         return buildModel(builder->family, builder->params, micro, builder->name);
+                                     }};
+    request.algorithm = parseAlgorithm(options.algorithm);
     request.threads = options.threads;
     if (!options.meshAuto)
         request.mesh = s.plan.mesh;
@@ -40,12 +46,18 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     const auto result = search(request);
     const Evaluation& e = *result->evaluation;
     const SearchReport& rep = result->report;
+    const Graph& graph = *result->graph;
     if (!options.planOut.empty())
-        savePlan(options.planOut, result->plan, s.graph, &e);
+        savePlan(options.planOut, result->plan, graph, &e);
     if (options.json) {
-        nlohmann::json j = evaluationToJson(e, s.graph);
+        nlohmann::json j = evaluationToJson(e, graph);
         j["cluster"] = s.cluster.name;
-        j["algorithm"] = rep.algorithm;
+        j["algorithm"] = rep.chosenBy();
+        j["settings_chosen"] = {{"zero_stage", result->plan.settings.zeroStage},
+                                {"recompute", std::string(recomputeName(result->plan.settings.recompute))},
+                                {"microbatches", result->plan.settings.microbatches}};
+        j["combinations"] = {{"solved", rep.combinationsSolved}, {"pruned", rep.combinationsPruned}};
+        j["fit_advice"] = rep.fitAdvice;
         j["search_time_s"] = rep.searchSeconds;
         j["evaluation_time_s"] = rep.evaluationSeconds;
         j["states_explored"] = rep.statesExplored;
@@ -56,12 +68,13 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         j["folded_blocks"] = {{"blocks", rep.foldedBlocks}, {"ops_per_block", rep.opsPerBlock}};
         j["notes"] = rep.notes;
         j["cancelled"] = rep.cancelled;
-        j["plan"] = planJson(result->plan, s.graph);
+        j["plan"] = planJson(result->plan, graph);
         out << j.dump(1) << "\n";
         return 0;
     }
-    out << "search     " << rep.algorithm << " in " << formatSeconds(rep.searchSeconds) << ", "
-        << formatCount(rep.statesExplored) << " states\n";
+    out << "search     " << rep.chosenBy() << " in " << formatSeconds(rep.searchSeconds) << ", "
+        << formatCount(rep.statesExplored) << " states, " << rep.combinationsSolved << " settings combinations solved, "
+        << rep.combinationsPruned << " pruned\n";
     for (const MeshTried& m : rep.meshesTried)
         out << "  mesh " << m.mesh.toString() << ": " << formatSeconds(m.stepTime) << (m.feasible ? "" : " (does not fit)")
             << "\n";
@@ -69,8 +82,10 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         out << "  folded " << rep.foldedBlocks << " repeated blocks of " << rep.opsPerBlock << " ops\n";
     for (const std::string& n : rep.notes)
         out << "  note: " << n << "\n";
+    for (const std::string& a : rep.fitAdvice)
+        out << "  would fit: " << a << "\n";
     out << "\n";
-    printEvaluationTable(e, s.graph, s.cluster, out);
+    printEvaluationTable(e, graph, s.cluster, out);
     return 0;
 }
 

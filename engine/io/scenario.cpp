@@ -42,6 +42,9 @@ Scenario loadScenario(const ScenarioRequest& request) {
             throw InputError("--recompute contradicts the settings of " + request.strategy);
         if (request.optimizer && *request.optimizer != s.plan.settings.optimizer)
             throw InputError("--optimizer contradicts the settings of " + request.strategy);
+        if (request.zeroStage && *request.zeroStage != s.plan.settings.zeroStage)
+            throw InputError("--zero " + std::to_string(*request.zeroStage) + " contradicts " + request.strategy +
+                             " (zero_stage " + std::to_string(s.plan.settings.zeroStage) + ")");
     } else {
         StepSettings settings;
         settings.microbatches = request.microbatches.value_or(1);
@@ -52,6 +55,13 @@ Scenario loadScenario(const ScenarioRequest& request) {
                                                : Mesh::parse(request.mesh);
         mesh.verify(s.cluster.deviceCount(), s.cluster.name);
         s.plan = baselinePlan(s.graph, mesh, request.strategy, settings);
+        if (request.zeroStage && *request.zeroStage != s.plan.settings.zeroStage) {
+            if (s.plan.settings.zeroStage != 0)
+                throw InputError("--zero " + std::to_string(*request.zeroStage) + " contradicts --strategy " +
+                                 request.strategy);
+            s.plan.settings.zeroStage = *request.zeroStage;
+            s.plan.settings.zeroAxes = *request.zeroStage > 0 ? axisBit(mesh.find("data").value_or(AxisId(0))) : 0;
+        }
     }
     s.plan.mesh.verify(s.cluster.deviceCount(), s.cluster.name);
     if (auto e = s.plan.verify(s.graph); !e.empty())

@@ -22,6 +22,7 @@ struct ScenarioRequest {
     std::optional<int> microbatches;
     std::optional<Recompute> recompute;
     std::optional<OptimizerKind> optimizer;
+    std::optional<int> zeroStage;         ///< 0-3; with a baseline, the same as naming it "+zeroN"
 };
 
 /// A loaded model, cluster and plan that agree with each other.

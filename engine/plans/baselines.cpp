@@ -65,7 +65,34 @@ std::string batchFactor(const Op& op) {
 
 } // namespace
 
-std::vector<std::string> baselineNames() { return {"dp", "megatron", "megatron-sp", "zero1", "zero2", "zero3", "fsdp"}; }
+const std::vector<BaselineEntry>& baselineRegistry() {
+    static const std::vector<BaselineEntry> registry{
+        {"dp", "data parallel: every op split on its batch over the data axis, parameters replicated"},
+        {"zero1", "data parallel with optimizer state sharded over the data axis (ZeRO-1)"},
+        {"zero2", "data parallel with optimizer state and gradients sharded (ZeRO-2)"},
+        {"zero3", "data parallel with parameters, gradients and optimizer state sharded (ZeRO-3)"},
+        {"fsdp", "PyTorch FSDP full sharding: the same plan as zero3"},
+        {"megatron", "Megatron-LM tensor parallel over the model axis, data parallel over the data axis"},
+        {"megatron+zero1", "Megatron-LM tensor parallel with the distributed optimizer"},
+        {"megatron+zero3", "Megatron-LM tensor parallel with fully sharded data parallel"},
+        {"megatron-sp", "Megatron-LM tensor parallel with sequence parallelism in norms and dropout"},
+        {"megatron-sp+zero1", "tensor + sequence parallel with the distributed optimizer"},
+        {"megatron-sp+zero3", "tensor + sequence parallel with fully sharded data parallel"},
+    };
+    return registry;
+}
+
+const std::vector<std::string>& baselinePatterns() {
+    static const std::vector<std::string> patterns{"dp", "megatron", "megatron-sp"};
+    return patterns;
+}
+
+std::string baselineSpec(const std::string& pattern, int zeroStage) {
+    if (zeroStage <= 0)
+        return pattern;
+    const std::string zero = "zero" + std::to_string(zeroStage);
+    return pattern == "dp" ? zero : pattern + "+" + zero;
+}
 
 bool isBaselineSpec(const std::string& spec) {
     return spec.find('/') == std::string::npos && spec.find(".json") == std::string::npos;

@@ -9,8 +9,21 @@
 
 namespace shardscope {
 
-/// The single names: dp, megatron, megatron-sp, zero1, zero2, zero3, fsdp.
-std::vector<std::string> baselineNames();
+/// A named expert plan of the registry, with what it is.
+struct BaselineEntry {
+    std::string spec;          ///< "megatron-sp+zero1"
+    std::string description;   ///< one line for menus and `strategies`
+};
+
+/// The one registry of named baselines, in the order menus and comparisons list them: dp, zero1,
+/// zero2, zero3, fsdp, megatron, megatron+zero1, megatron+zero3, megatron-sp, megatron-sp+zero1,
+/// megatron-sp+zero3 (Megatron-LM's distributed optimizer is +zero1).
+const std::vector<BaselineEntry>& baselineRegistry();
+/// The sharding patterns a baseline combines with a ZeRO stage: dp, megatron, megatron-sp.
+const std::vector<std::string>& baselinePatterns();
+/// The spec of `pattern` with ZeRO stage `zeroStage` (0-3): "dp" + 2 -> "zero2", "megatron" + 1 ->
+/// "megatron+zero1".
+std::string baselineSpec(const std::string& pattern, int zeroStage);
 /// True when `spec` looks like a baseline ("dp", "megatron+zero1", ...), as opposed to a file path.
 bool isBaselineSpec(const std::string& spec);
 

@@ -1,9 +1,12 @@
 #pragma once
-// The search entry point (DESIGN 2.6): graph, cluster, mesh or "choose the mesh", step settings,
-// locks, progress callback and stop token in; plan, its evaluation and a report out.
+// The search entry point: graph, cluster, a fixed mesh or "choose the mesh", step settings (each
+// fixed or open), locks, progress callback and stop token in; plan, its evaluation and a report out.
 
 #include "engine/cost/evaluation.h"
 #include "engine/plans/plan.h"
+#include "engine/search/graph_family.h"
+#include "engine/search/settings_space.h"
+#include "engine/search/solver.h"
 
 #include <functional>
 #include <memory>
@@ -14,7 +17,8 @@
 
 namespace shardscope {
 
-/// Progress of a search: fraction done and the best step time found so far (infinity before any).
+/// Progress of a search: fraction done and the best step time that fits found so far (infinity
+/// before any).
 struct SearchProgress {
     double fraction = 0;
     double bestStepTime = 0;
@@ -22,19 +26,21 @@ struct SearchProgress {
 
 /// What to search.
 struct SearchRequest {
-    const Graph* graph = nullptr;
+    const Graph* graph = nullptr;                    ///< the graph of settings.microbatches micro-batches
     const Cluster* cluster = nullptr;
     std::optional<Mesh> mesh;                        ///< nullopt: choose the mesh
-    StepSettings settings;
+    StepSettings settings;                           ///< the fixed settings (open ones are chosen)
+    OpenSettings open;                               ///< which settings the search chooses
+    std::optional<GraphFamily> family;               ///< other micro-batch counts' graphs (open micro-batches)
     std::vector<std::optional<OpStrategy>> locks;    ///< per op; empty or nullopt = free
     std::vector<std::optional<StrategyPin>> pins;    ///< per op: axes fixed by tactics (needs a fixed mesh)
-    std::string algorithm = "auto";
-    int threads = 0;                                 ///< mesh choice worker threads; 0 = hardware
+    SearchAlgorithm algorithm = SearchAlgorithm::Auto;
+    int threads = 0;                                 ///< mesh worker threads; 0 = hardware
     std::function<void(const SearchProgress&)> progress;
     std::stop_token stop;
 };
 
-/// One mesh the search tried.
+/// One mesh the search tried: its best plan's figures.
 struct MeshTried {
     Mesh mesh;
     double stepTime = 0;
@@ -43,30 +49,40 @@ struct MeshTried {
 
 /// How the search went.
 struct SearchReport {
-    std::string algorithm;             ///< the algorithm that produced the plan
+    SearchAlgorithm solver = SearchAlgorithm::Auto;  ///< the algorithm that produced the plan
+    std::optional<std::string> baseline;             ///< set when a named baseline was the best plan
     double searchSeconds = 0;          ///< engine wall time to choose the plan (tables, solves, meshes)
     double evaluationSeconds = 0;      ///< then the full per-op evaluation of the chosen plan
     double statesExplored = 0;
+    int combinationsSolved = 0;        ///< (mesh, settings) combinations solved, memory sweeps included
+    int combinationsPruned = 0;        ///< skipped by bounds or dominance
     std::vector<MeshTried> meshesTried;
     int foldedBlocks = 0;              ///< tapas: repeated blocks folded
     int opsPerBlock = 0;
-    std::vector<std::pair<double, double>> history; ///< (seconds, best step time) as it improved
-    std::vector<std::string> notes;    ///< memory sweep, fallbacks, baselines that won
+    std::vector<std::pair<double, double>> history; ///< (seconds, best step time that fits) as it improved
+    std::vector<std::string> notes;    ///< settings chosen, memory sweeps, fallbacks
+    std::vector<std::string> fitAdvice; ///< when nothing fits: the smallest changes that fit, with figures
     bool cancelled = false;
+
+    /// "tapas", or "baseline megatron-sp+zero1" when a baseline won.
+    std::string chosenBy() const;
 };
 
 /// A search's outcome. Immutable once returned.
 struct SearchResult {
     Plan plan;
+    std::shared_ptr<const Graph> graph;  ///< the graph the plan is for (its micro-batch count's)
     std::shared_ptr<const Evaluation> evaluation;
     SearchReport report;
 };
 
-/// Runs the search. The returned plan keeps every lock and pin, is never worse than the baselines (dp,
-/// megatron, megatron-sp with the request's settings, where they agree with the pins), and is
-/// feasible whenever one of them is.
+/// Runs the search: the fastest plan that fits over the candidate meshes, the open settings and the
+/// per-op strategies. The plan keeps every lock and pin, is never slower than any named baseline
+/// (every pattern with every ZeRO stage of the space, on every mesh and settings combination, where
+/// they agree with the pins) and fits whenever one of them does. When nothing fits it is the plan
+/// closest to fitting and the report's fitAdvice says what would fit.
 /// On stop it returns within 100 ms with the best plan so far. Deterministic for the same input.
-/// Throws InputError for an unknown algorithm, a bad lock or a mesh that does not fit the cluster.
+/// Throws InputError for a bad lock or a mesh that does not fit the cluster.
 std::shared_ptr<const SearchResult> search(const SearchRequest& request);
 
 /// The meshes "choose the mesh" tries for `devices` devices with `perNode` per node: one data axis;

@@ -3,6 +3,7 @@
 #include "engine/util/error.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -31,12 +32,13 @@ template <typename End> struct EndGroups {
 } // namespace
 
 SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
-                             const RepeatedBlocks* folded, std::stop_token stop)
+                             const RepeatedBlocks* folded, std::stop_token stop, Edges edges)
     : model_(model), folded_(folded) {
     const Graph& g = model.graph();
     const std::size_t n = g.ops().size();
     // The op whose tables op v shares (itself unless it sits in block 3 or later).
-    std::vector<std::size_t> source(n);
+    std::vector<std::size_t>& source = source_;
+    source.resize(n);
     for (std::size_t v = 0; v < n; ++v) {
         source[v] = v;
         if (folded && folded->blockOf[v] >= 2)
@@ -78,10 +80,55 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
         }
         ops_[v] = std::move(tables);
     }
+    if (edges == Edges::Build)
+        buildEdges(stop);
+}
 
+void SearchProblem::shareEdges(const SearchProblem& other) {
+    pairs_ = other.pairs_;
+    hasEdges_ = other.hasEdges_;
+}
+
+double SearchProblem::minStepTime() const {
+    double total = 0;
+    for (int v = 0; v < size(); ++v)
+        total += *std::min_element(op(v).time.begin(), op(v).time.end());
+    return total;
+}
+
+double SearchProblem::minPeakMemory() const {
+    double total = 0, transient = 0;
+    for (int v = 0; v < size(); ++v) {
+        total += *std::min_element(op(v).memory.begin(), op(v).memory.end());
+        transient = std::max(transient, *std::min_element(op(v).transient.begin(), op(v).transient.end()));
+    }
+    return total + transient;
+}
+
+double SearchProblem::minTimeIncrease(const SearchProblem& other) const {
+    double total = 0;
+    for (int v = 0; v < size(); ++v) {
+        double least = std::numeric_limits<double>::infinity();
+        for (int k = 0; k < choices(v); ++k)
+            least = std::min(least, time(v, k) - other.time(v, k));
+        total += least;
+    }
+    return total;
+}
+
+void SearchProblem::dropEdges() {
+    pairs_.clear();
+    hasEdges_ = false;
+}
+
+void SearchProblem::buildEdges(std::stop_token stop) {
+    if (cancelled_ || hasEdges_)
+        return;
+    const RepeatedBlocks* folded = folded_;
+    const std::vector<std::size_t>& source = source_;
     // Edge tables [producer candidate][consumer candidate], summed per pair of ops. A pair inside a
     // folded block (3..L) shares the table of its twin in block 2 (or of the entry from block 1).
-    const auto& edges = model.edges();
+    const auto& edges = model_.edges();
     auto twinOf = [&](const Edge& e) -> std::pair<int, int> {
         const int from = folded->blockOf[e.from.index()] == folded->blockOf[e.to.index()]
                              ? int(source[e.from.index()])
@@ -146,6 +193,7 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
                 t[y * ka + x] = src.table()[x * kb + y];
         pairs_[p].values = std::make_shared<const std::vector<double>>(std::move(t));
     }
+    hasEdges_ = true;
 }
 
 std::vector<double> SearchProblem::edgeTable(const Edge& e) const {

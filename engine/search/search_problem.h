@@ -34,8 +34,28 @@ public:
     /// folds only block-periodic pins), which makes building sub-linear in the number of layers.
     /// Throws InputError naming the op when its pin allows no valid strategy.
     /// A stop request ends the build early; cancelled() then says so and the tables are incomplete.
+    /// With Edges::Deferred only the op tables are built: enough for the bounds, and buildEdges() or
+    /// shareEdges() adds the pair tables before a solve.
+    enum class Edges { Build, Deferred };
     SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
-                  const RepeatedBlocks* folded = nullptr, std::stop_token stop = {});
+                  const RepeatedBlocks* folded = nullptr, std::stop_token stop = {}, Edges edges = Edges::Build);
+
+    /// Builds the pair tables of a problem made with Edges::Deferred.
+    void buildEdges(std::stop_token stop = {});
+    /// Takes the pair tables of `other`, a problem over the same graph, mesh, pins, folding,
+    /// micro-batches and recomputation: edge costs do not depend on ZeRO or the optimizer.
+    void shareEdges(const SearchProblem& other);
+    /// True once the pair tables are there.
+    bool hasEdges() const { return hasEdges_; }
+    /// A lower bound on the step time of every choice: each op's fastest candidate, no resharding.
+    double minStepTime() const;
+    /// A lower bound on the peak memory of every choice: each op's smallest candidate.
+    double minPeakMemory() const;
+    /// sum_v min_k (time(v, k) - other.time(v, k)) for `other` with the same candidates: the optimum
+    /// here is at least other's optimum plus this, when every edge costs at least what it costs in other.
+    double minTimeIncrease(const SearchProblem& other) const;
+    /// Frees the pair tables (the op tables stay, for bounds).
+    void dropEdges();
 
     /// True when the build was stopped before it finished.
     bool cancelled() const { return cancelled_; }
@@ -81,6 +101,8 @@ private:
     const RepeatedBlocks* folded_ = nullptr;
     std::vector<std::shared_ptr<const OpTables>> ops_;
     bool cancelled_ = false;
+    bool hasEdges_ = false;
+    std::vector<std::size_t> source_;   ///< per op, the op whose tables it shares
     std::vector<PairTable> pairs_;
 };
 

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -37,10 +38,18 @@ public:
     virtual Solution solve(const SearchProblem& problem, double lambda, const SolveControl& control) const = 0;
 };
 
-/// "brute" (every assignment; refuses over 10^7), "pase" (exact DP), "tapas" (folded exact DP) or
-/// "auto". Throws InputError for another name.
-std::unique_ptr<Solver> makeSolver(const std::string& name);
-/// The algorithm names makeSolver accepts.
+/// A search algorithm: auto (tapas when the model has repeated layers, else pase), tapas, pase,
+/// brute; local is the bounded fallback auto takes when an exact table grows too large.
+enum class SearchAlgorithm { Auto, Tapas, Pase, Brute, Local };
+
+/// "auto", "tapas", "pase", "brute", "local".
+std::string_view algorithmName(SearchAlgorithm a);
+/// The algorithm a user may ask for by `name` (auto, tapas, pase, brute). Throws InputError naming
+/// `option` (such as "--algo") and the known names otherwise.
+SearchAlgorithm parseAlgorithm(const std::string& name, const std::string& option = "--algo");
+/// The solver behind `a` (auto: tapas, which solves unfolded problems as pase does).
+std::unique_ptr<Solver> makeSolver(SearchAlgorithm a);
+/// The algorithm names a user may ask for.
 std::vector<std::string> solverNames();
 
 /// Brute force: the oracle for tests.

@@ -203,7 +203,8 @@ private:
         s.cluster = r_.cluster;
         s.mesh = r_.mesh;
         s.settings = plan_.settings;
-        s.algorithm = t.algorithm;
+        s.algorithm = parseAlgorithm(t.algorithm, "tactic " + std::to_string(i + 1) + " algorithm");
+        s.open.zeroStage = plan_.settings.zeroStage == 0; // no ZeRO tactic ran: the search may choose a stage
         s.threads = r_.threads;
         s.stop = r_.stop;
         s.pins.resize(g_.ops().size());
@@ -228,11 +229,11 @@ private:
                 if (!plan_.at(OpId(o), AxisId(a)).decided && (only < 0 || int(a) == only))
                     plan_.decide(OpId(o), AxisId(a), result->plan.strategies[o].factorOfAxis[a], why);
         if (result->plan.settings.zeroStage != plan_.settings.zeroStage) {
-            step.notes.push_back("the search added ZeRO stage " + std::to_string(result->plan.settings.zeroStage) +
-                                 ": nothing fitted without it");
+            step.notes.push_back("the search chose ZeRO stage " + std::to_string(result->plan.settings.zeroStage) +
+                                 " over the data axis");
             plan_.settings = result->plan.settings;
         }
-        step.notes.push_back("searched with " + result->report.algorithm + " in " +
+        step.notes.push_back("searched with " + result->report.chosenBy() + " in " +
                              formatSeconds(result->report.searchSeconds));
     }
 

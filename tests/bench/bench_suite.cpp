@@ -60,7 +60,7 @@ BenchRow runCase(const Case& k, int runs) {
     r.cluster = &c;
     if (k.mesh != "auto")
         r.mesh = Mesh::parse(k.mesh);
-    r.algorithm = k.algorithm;
+    r.algorithm = parseAlgorithm(k.algorithm);
     r.threads = 1;
     std::vector<double> times;
     std::shared_ptr<const SearchResult> last;
@@ -99,7 +99,7 @@ BenchRow cancelLatency(int runs) {
         SearchRequest r;
         r.graph = &g;
         r.cluster = &c;
-        r.algorithm = "pase"; // unfolded: seconds of work to interrupt
+        r.algorithm = SearchAlgorithm::Pase; // unfolded: seconds of work to interrupt
         r.threads = 1;
         r.stop = source.get_token();
         std::chrono::steady_clock::time_point stopped;

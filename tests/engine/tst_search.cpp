@@ -63,7 +63,7 @@ SearchRequest request(const Graph& g, const Cluster& c, const std::string& mesh,
     r.cluster = &c;
     if (mesh != "auto")
         r.mesh = Mesh::parse(mesh);
-    r.algorithm = algo;
+    r.algorithm = parseAlgorithm(algo);
     return r;
 }
 
@@ -208,7 +208,7 @@ private slots:
         const Cluster c = clusterPreset("dgx-a100", 128);
         const auto r = search(request(g, c, "auto"));
         QVERIFY(r->evaluation->feasible);
-        QCOMPARE(r->report.algorithm, std::string("tapas"));
+        QCOMPARE(r->report.chosenBy(), std::string("tapas"));
         QCOMPARE(r->report.meshesTried.size(), candidateMeshes(1024, 8).size());
         const Plan dp = baselinePlan(g, Mesh::parse("data=1024"), "dp", {});
         QVERIFY(r->evaluation->stepTime < evaluate(CostModel(g, c, dp.mesh, dp.settings), dp)->stepTime);
@@ -232,7 +232,8 @@ private slots:
         const Mesh mesh = Mesh::parse("data=4,model=2");
         const auto r = search(request(g, c, "data=4,model=2"));
         const CostModel cm(g, c, mesh, StepSettings{});
-        for (const std::string& b : baselineNames()) {
+        for (const BaselineEntry& entry : baselineRegistry()) {
+            const std::string& b = entry.spec;
             const Plan plan = baselinePlan(g, mesh, b, StepSettings{});
             const CostModel bm(g, c, mesh, plan.settings);
             const auto e = evaluate(bm, plan);
@@ -241,20 +242,27 @@ private slots:
         }
         QVERIFY(r->evaluation->feasible);
     }
-    void zeroIsAddedWhenNothingFitsWithoutIt() {
+    void openZeroIsChosenAndFixedZeroGetsAdvice() {
         // hidden = 1001 divides by no mesh axis, so no op can shard its weights; only ZeRO can. 2M
         // parameters need 16 B each replicated (32 MB), but 2 + 2 + 12/8 B with ZeRO-1 over 8 (11 MB).
         const Graph g = preset("mlp", {"hidden=1001", "ffn=1001"});
         Cluster c = clusterPreset("dgx-a100", 1);
         c.device.memoryBytes = 20e6;
-        const auto r = search(request(g, c, "data=8"));
+        SearchRequest open = request(g, c, "data=8");
+        open.open.zeroStage = true;
+        const auto r = search(open);
         QVERIFY2(r->evaluation->feasible, r->evaluation->overflow.c_str());
         QVERIFY(r->plan.settings.zeroStage >= 1);
         QCOMPARE(r->plan.settings.zeroAxes, AxisSet(1));
-        bool noted = false;
-        for (const std::string& n : r->report.notes)
-            noted = noted || n.find("ZeRO stage") != std::string::npos;
-        QVERIFY(noted);
+        QVERIFY(r->report.notes.front().find("settings chosen: ZeRO") != std::string::npos);
+        QVERIFY(r->report.fitAdvice.empty());
+        // Fixed at ZeRO 0 nothing fits: the plan says so and the advice names the stage that would fit.
+        const auto fixed = search(request(g, c, "data=8"));
+        QVERIFY(!fixed->evaluation->feasible);
+        QCOMPARE(fixed->plan.settings.zeroStage, 0);
+        QVERIFY(!fixed->report.fitAdvice.empty());
+        QVERIFY2(fixed->report.fitAdvice.front().rfind("ZeRO stage 1: zero1 on data=8 fits", 0) == 0,
+                 fixed->report.fitAdvice.front().c_str());
     }
     void locksAreKept() {
         const Graph g = preset("mlp");

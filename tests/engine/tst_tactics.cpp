@@ -204,7 +204,8 @@ private slots:
         s.graph = &run.graph;
         s.cluster = &run.cluster;
         s.mesh = Mesh::parse("data=4,model=2");
-        s.algorithm = "pase";
+        s.algorithm = SearchAlgorithm::Pase;
+        s.open.zeroStage = true; // with no ZeRO tactic, auto leaves the stage to the search
         s.threads = 1;
         const auto plain = search(s);
         QCOMPARE(run.result->evaluation->stepTime, plain->evaluation->stepTime);

@@ -114,7 +114,7 @@ void CompareView::refresh() {
     const PlanState current = session_->state();
     const PlanState searched = session_->searchedState();
     const std::string searchName =
-        session_->lastSearch() ? "searched (" + session_->lastSearch()->report.algorithm + ")" : std::string("searched");
+        session_->lastSearch() ? "searched (" + session_->lastSearch()->report.chosenBy() + ")" : std::string("searched");
     const SimOptions options = session_->simOptions();
     const auto tactics = session_->tacticRun();
     status_->setText(tr("Comparing..."));

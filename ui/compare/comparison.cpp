@@ -31,7 +31,10 @@ std::vector<ComparedPlan> comparePlans(const PlanState& current, const PlanState
     StepSettings settings = current.plan.settings;
     settings.zeroStage = 0;
     settings.zeroAxes = 0;
-    for (const char* spec : {"dp", "megatron", "megatron-sp", "zero3", "megatron-sp+zero1"}) {
+    for (const BaselineEntry& entry : baselineRegistry()) {
+        const std::string& spec = entry.spec;
+        if (spec == "fsdp")
+            continue; // the same plan as zero3
         try {
             const Plan plan = baselinePlan(current.problem->graph, current.plan.mesh, spec, settings);
             rows.push_back(measure(spec, costPlan(current.problem, plan, &current), options));

@@ -34,17 +34,19 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     batch_->setRange(1, 1 << 24);
     batch_->setToolTip(tr("Global batch (sequences per optimizer step)"));
     microbatches_ = new QSpinBox(this);
-    microbatches_->setRange(1, 4096);
-    microbatches_->setToolTip(tr("Gradient-accumulation steps per optimizer step"));
+    microbatches_->setRange(0, 4096);
+    microbatches_->setSpecialValueText(tr("auto"));
+    microbatches_->setToolTip(tr("Gradient-accumulation steps per optimizer step; auto lets the search choose"));
     recompute_ = new QComboBox(this);
-    recompute_->addItems({QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
-    recompute_->setToolTip(tr("Activation recomputation"));
+    recompute_->addItems({tr("auto"), QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
+    recompute_->setToolTip(tr("Activation recomputation; auto lets the search choose"));
     zero_ = new QComboBox(this);
-    zero_->addItem(tr("if needed"), 0);
+    zero_->addItem(tr("auto"), -1);
+    zero_->addItem(QStringLiteral("0"), 0);
     zero_->addItem(QStringLiteral("1"), 1);
     zero_->addItem(QStringLiteral("2"), 2);
     zero_->addItem(QStringLiteral("3"), 3);
-    zero_->setToolTip(tr("ZeRO stage over the data axis; \"if needed\" lets the search add it when nothing fits"));
+    zero_->setToolTip(tr("ZeRO stage over the data axis; auto lets the search choose"));
     run_ = new QPushButton(tr("Run search"), this);
     run_->setToolTip(tr("Search for the best plan with these settings (F5)"));
     cancel_ = new QPushButton(tr("Cancel"), this);
@@ -113,9 +115,12 @@ SearchSettings SearchBar::settings() const {
     s.mesh = mesh_->currentText().trimmed().isEmpty() ? QStringLiteral("auto") : mesh_->currentText().trimmed();
     const auto problem = session_->state().problem;
     s.batch = problem && problem->globalBatch() && batch_->value() != *problem->globalBatch() ? batch_->value() : 0;
-    s.microbatches = microbatches_->value();
-    s.recompute = static_cast<Recompute>(recompute_->currentIndex());
-    s.zeroStage = zero_->currentData().toInt();
+    if (microbatches_->value() > 0)
+        s.microbatches = microbatches_->value();
+    if (recompute_->currentIndex() > 0)
+        s.recompute = static_cast<Recompute>(recompute_->currentIndex() - 1);
+    if (zero_->currentData().toInt() >= 0)
+        s.zeroStage = zero_->currentData().toInt();
     return s;
 }
 
@@ -128,9 +133,9 @@ void SearchBar::setSettings(const SearchSettings& s) {
         batch_->setValue(s.batch);
     else if (problem && problem->globalBatch())
         batch_->setValue(*problem->globalBatch());
-    microbatches_->setValue(s.microbatches);
-    recompute_->setCurrentIndex(static_cast<int>(s.recompute));
-    zero_->setCurrentIndex(zero_->findData(s.zeroStage));
+    microbatches_->setValue(s.microbatches.value_or(0));
+    recompute_->setCurrentIndex(s.recompute ? static_cast<int>(*s.recompute) + 1 : 0);
+    zero_->setCurrentIndex(zero_->findData(s.zeroStage.value_or(-1)));
     updating_ = false;
 }
 
@@ -151,8 +156,8 @@ void SearchBar::onProblemChanged() {
                                      : tr("This model file fixes its own batch"));
     if (batchEditable)
         batch_->setValue(*problem->globalBatch());
-    if (problem)
-        microbatches_->setValue(problem->microbatches);
+    if (!batchEditable)
+        microbatches_->setValue(0); // auto: a model file keeps its own count
     updating_ = false;
     push();
 }

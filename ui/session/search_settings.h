@@ -5,6 +5,8 @@
 
 #include <QString>
 
+#include <optional>
+
 namespace shardscope::ui {
 
 /// What the next search runs with.
@@ -12,9 +14,9 @@ struct SearchSettings {
     QString algorithm = QStringLiteral("auto");  ///< auto, tapas, pase, brute
     QString mesh = QStringLiteral("auto");       ///< "auto" or axes such as "data=4,model=2"
     int batch = 0;                               ///< global batch; 0 keeps the model's
-    int microbatches = 1;
-    Recompute recompute = Recompute::None;
-    int zeroStage = 0;                           ///< 0: added by the search only when nothing fits
+    std::optional<int> microbatches;             ///< nullopt: auto, the search chooses
+    std::optional<Recompute> recompute;          ///< nullopt: auto
+    std::optional<int> zeroStage;                ///< nullopt: auto; else 0-3 over the data axis
 
     bool operator==(const SearchSettings&) const = default;
 };

@@ -124,8 +124,8 @@ void Session::openModel(const ModelRequest& model) {
     const std::optional<int> nodes = loaded() ? state_.problem->nodes : std::nullopt;
     const std::optional<Mesh> mesh = loaded() ? std::optional<Mesh>(state_.plan.mesh) : std::nullopt;
     StepSettings settings;
-    settings.microbatches = settings_.microbatches;
-    settings.recompute = settings_.recompute;
+    settings.microbatches = settings_.microbatches.value_or(1);
+    settings.recompute = settings_.recompute.value_or(Recompute::None);
     jobs_.start<PlanState>(
         tr("Loading %1").arg(q(model.spec)),
         [model, clusterSpec, nodes, mesh, settings](const JobContext&) {
@@ -255,7 +255,7 @@ void Session::runTactics() {
     StepSettings step = current.plan.settings;
     step.zeroStage = 0;
     step.zeroAxes = 0;
-    step.recompute = settings_.recompute;
+    step.recompute = settings_.recompute.value_or(current.plan.settings.recompute);
     const std::vector<Tactic> tactics = tactics_;
     const SimOptions sim = simOptions_;
     const int threads = searchThreads_;
@@ -384,16 +384,23 @@ void Session::runSearch(bool aroundLocks) {
         emit message(tr("Locks not kept: they belong to mesh %1").arg(q(current.plan.mesh.toString())));
     }
     StepSettings step;
-    step.microbatches = settings.microbatches;
-    step.recompute = settings.recompute;
+    step.microbatches = settings.microbatches.value_or(current.problem->microbatches);
+    step.recompute = settings.recompute.value_or(Recompute::None);
     step.optimizer = current.plan.settings.optimizer;
-    step.zeroStage = settings.zeroStage;
+    step.zeroStage = settings.zeroStage.value_or(0);
+    const OpenSettings open{!settings.zeroStage, !settings.recompute, !settings.microbatches};
     const std::optional<int> batch = settings.batch > 0 ? std::optional<int>(settings.batch) : std::nullopt;
-    const std::string algorithm = settings.algorithm.toStdString();
+    SearchAlgorithm algorithm;
+    try {
+        algorithm = parseAlgorithm(settings.algorithm.toStdString(), tr("Algorithm").toStdString());
+    } catch (const InputError& e) {
+        emit failed(q(e.what()));
+        return;
+    }
     const int threads = searchThreads_;
     jobs_.start<SearchOutcome>(
         aroundLocks ? tr("Re-searching around locks") : tr("Searching"),
-        [current, locks, mesh, step, batch, algorithm, threads](const JobContext& context) {
+        [current, locks, mesh, step, open, batch, algorithm, threads](const JobContext& context) {
             const Problem& base = *current.problem;
             const bool fixedBatch = !base.builder;
             const bool rebuild = !fixedBatch && ((batch && batch != base.globalBatch()) || step.microbatches != base.microbatches);
@@ -406,6 +413,11 @@ void Session::runSearch(bool aroundLocks) {
             r.cluster = &problem->cluster;
             r.mesh = mesh;
             r.settings = use;
+            r.open = open;
+            if (problem->builder)
+                r.family = GraphFamily{*problem->globalBatch(), [problem](int micro) {
+                                           return rebuiltProblem(*problem, std::nullopt, micro)->graph;
+                                       }};
             r.locks = locks;
             r.algorithm = algorithm;
             r.threads = threads;
@@ -416,16 +428,19 @@ void Session::runSearch(bool aroundLocks) {
                                                  : QString());
             };
             auto result = search(r);
+            // The search may have chosen another micro-batch count: the plan belongs to its graph.
+            if (result->plan.settings.microbatches != problem->microbatches && problem->builder)
+                problem = rebuiltProblem(*problem, std::nullopt, result->plan.settings.microbatches);
             return SearchOutcome{costPlan(problem, result->plan), result};
         },
         [this](const SearchOutcome& o) {
             lastSearch_ = o.result;
             searched_ = o.state;
             const SearchReport& r = o.result->report;
-            pushPlan(o.state, tr("Search (%1, %2)").arg(q(r.algorithm), q(o.state.plan.mesh.toString())));
+            pushPlan(o.state, tr("Search (%1, %2)").arg(q(r.chosenBy()), q(o.state.plan.mesh.toString())));
             emit message(tr("Search found %1 per step on %2 in %3 (%4)")
                              .arg(seconds(o.state.evaluation->stepTime), q(o.state.plan.mesh.toString()),
-                                  seconds(r.searchSeconds), q(r.algorithm)));
+                                  seconds(r.searchSeconds), q(r.chosenBy())));
         });
 }
 
@@ -445,11 +460,17 @@ void Session::compareWithBaseline() {
         [current](const JobContext&) {
             Comparison best;
             bool bestFits = false;
-            for (const char* spec : {"dp", "megatron", "megatron-sp"}) {
+            for (const BaselineEntry& entry : baselineRegistry()) {
+                const std::string& spec = entry.spec;
                 StepSettings settings = current.plan.settings;
                 settings.zeroStage = 0;
                 settings.zeroAxes = 0;
-                const Plan plan = baselinePlan(current.problem->graph, current.plan.mesh, spec, settings);
+                Plan plan;
+                try {
+                    plan = baselinePlan(current.problem->graph, current.plan.mesh, spec, settings);
+                } catch (const InputError&) {
+                    continue; // a baseline this mesh cannot express
+                }
                 const CostModel model(current.problem->graph, current.problem->cluster, plan.mesh, plan.settings);
                 const auto e = evaluate(model, plan);
                 const bool better = best.name.empty() || (e->feasible && !bestFits) ||

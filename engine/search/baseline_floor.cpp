@@ -1,0 +1,69 @@
+// MeshSearch's first pass: the expert's whole toolbox as the floor the search must not fall below.
+
+#include "engine/search/mesh_search.h"
+
+#include "engine/cost/cost_model.h"
+#include "engine/plans/baselines.h"
+#include "engine/util/error.h"
+
+namespace shardscope {
+
+std::optional<Plan> MeshSearch::pinnedBaseline(const Combo& c, const std::string& spec) const {
+    // The baseline with the request's locks and pins applied; a pin that makes it invalid means this
+    // baseline is no floor.
+    Plan b;
+    try {
+        b = baselinePlan(*c.graph->graph, mesh_, spec, c.settings, &c.twin);
+    } catch (const InputError&) {
+        return std::nullopt; // e.g. no model axis on this mesh
+    }
+    b.settings = c.settings;
+    const Graph& g = *c.graph->graph;
+    for (std::size_t v = 0; v < in_.pins.size() && v < b.strategies.size(); ++v) {
+        if (!in_.pins[v])
+            continue;
+        for (std::size_t a = 0; a < in_.pins[v]->factorOfAxis.size() && a < mesh_.rank(); ++a)
+            if (in_.pins[v]->factorOfAxis[a])
+                b.strategies[v].factorOfAxis[a] = *in_.pins[v]->factorOfAxis[a];
+        b.locked[v] = v < in_.locks.size() && in_.locks[v].has_value();
+        if (!verifyStrategy(g.ops()[v], mesh_, b.strategies[v]).empty())
+            return std::nullopt;
+    }
+    return b;
+}
+
+void MeshSearch::floor() {
+    // Every pattern (dp, megatron, megatron-sp) with every ZeRO stage, recomputation and micro-batch
+    // count of the space. Per pattern and stage, a combination that is dominated by one already
+    // priced (more recomputation, a multiple of its micro-batches) and that one cannot win, is skipped.
+    const SettingsSpace& sp = in_.space;
+    for (const std::string& pattern : baselinePatterns())
+        for (int z : sp.zeroStages) {
+            if (z > 0 && in_.zeroAxes == 0)
+                continue;
+            const std::string spec = baselineSpec(pattern, z);
+            std::vector<std::pair<StepSettings, double>> bounds;
+            for (int m : sp.microbatches)
+                for (Recompute r : sp.recomputes) {
+                    if (in_.stop.stop_requested()) {
+                        cancelled_ = true;
+                        return;
+                    }
+                    const StepSettings s = sp.at(z, r, m, in_.zeroAxes);
+                    if (dominated(s, bounds)) {
+                        ++pruned_;
+                        continue;
+                    }
+                    Combo& c = combo(s);
+                    std::optional<Plan> plan = pinnedBaseline(c, spec);
+                    if (!plan)
+                        continue;
+                    const Score score = scorePlan(*c.model, *plan, c.graph->folded());
+                    bounds.emplace_back(s, score.stepTime);
+                    consider(CandidatePlan{std::move(*plan), score, c.graph, SearchAlgorithm::Auto, spec});
+                }
+        }
+    progress(0.1);
+}
+
+} // namespace shardscope

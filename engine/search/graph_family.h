@@ -1,0 +1,48 @@
+#pragma once
+// The graphs of one model for different micro-batch counts: the search builds each count it tries
+// once, with its repeated blocks, and shares it between meshes and threads.
+
+#include "engine/ir/graph.h"
+#include "engine/search/repeated_blocks.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+namespace shardscope {
+
+/// How to build the graph of one micro-batch for a micro-batch count.
+struct GraphFamily {
+    int globalBatch = 0;                         ///< sequences (or images) per optimizer step
+    std::function<Graph(int microbatches)> build; ///< throws InputError when the count does not divide
+};
+
+/// One micro-batch count's graph and its repeated blocks (null when folding is off or none repeat).
+struct GraphVariant {
+    std::shared_ptr<const Graph> graph;
+    std::optional<RepeatedBlocks> blocks;
+
+    /// The blocks to fold over, or null.
+    const RepeatedBlocks* folded() const { return blocks ? &*blocks : nullptr; }
+};
+
+/// Builds and keeps the graph of each micro-batch count on first use. Thread-safe.
+class GraphCache {
+public:
+    /// `given` is the graph for `givenMicrobatches`; `family` (optional) builds the others; `fold`
+    /// decides per graph whether to look for repeated blocks.
+    GraphCache(std::shared_ptr<const Graph> given, int givenMicrobatches, std::optional<GraphFamily> family,
+               std::function<std::optional<RepeatedBlocks>(const Graph&)> fold);
+    /// The variant for `microbatches`. Throws InputError when it cannot be built.
+    std::shared_ptr<const GraphVariant> get(int microbatches);
+
+private:
+    std::mutex mutex_;
+    std::optional<GraphFamily> family_;
+    std::function<std::optional<RepeatedBlocks>(const Graph&)> fold_;
+    std::map<int, std::shared_ptr<const GraphVariant>> variants_;
+};
+
+} // namespace shardscope

@@ -1,0 +1,309 @@
+#include "engine/search/mesh_search.h"
+
+#include "engine/cluster/cluster.h"
+#include "engine/cost/cost_model.h"
+#include "engine/search/local_search.h"
+#include "engine/util/error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardscope {
+
+void SharedBound::fits(double stepTime) {
+    std::lock_guard lock(mutex_);
+    if (stepTime < best_) {
+        best_ = stepTime;
+        history_.emplace_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(),
+                              stepTime);
+    }
+}
+
+std::vector<std::pair<double, double>> SharedBound::history() const {
+    std::lock_guard lock(mutex_);
+    return history_;
+}
+
+double SharedBound::bestFeasible() const {
+    std::lock_guard lock(mutex_);
+    return best_;
+}
+
+bool SharedBound::cannotWin(double lowerBound) const { return lowerBound > bestFeasible() * (1 + 1e-9); }
+
+
+MeshSearch::MeshSearch(const Mesh& mesh, MeshSearchInput input, SharedBound& bound)
+    : mesh_(mesh), in_(std::move(input)), bound_(bound), capacity_(in_.cluster->device.memoryBytes) {}
+
+MeshSearch::~MeshSearch() = default;
+
+MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
+    const auto key = std::make_tuple(s.microbatches, int(s.recompute), s.zeroStage);
+    auto& slot = combos_[key];
+    if (!slot) {
+        slot = std::make_unique<Combo>();
+        slot->settings = s;
+        slot->graph = in_.graphs->get(s.microbatches);
+        slot->model = std::make_unique<CostModel>(*slot->graph->graph, *in_.cluster, mesh_, s);
+        const RepeatedBlocks* folded = slot->graph->folded();
+        slot->twin.resize(slot->graph->graph->ops().size());
+        for (std::size_t v = 0; v < slot->twin.size(); ++v)
+            slot->twin[v] = folded && folded->blockOf[v] >= 2
+                                ? folded->blocks[1][std::size_t(folded->positionOf[v])].index()
+                                : v;
+    }
+    return *slot;
+}
+
+SearchProblem& MeshSearch::problemOf(Combo& c) {
+    if (!c.problem)
+        c.problem = std::make_unique<SearchProblem>(*c.model, in_.pins, c.graph->folded(), in_.stop,
+                                                    SearchProblem::Edges::Deferred);
+    return *c.problem;
+}
+
+void MeshSearch::progress(double fraction) const {
+    if (in_.progress)
+        in_.progress(std::clamp(fraction, 0.0, 1.0));
+}
+
+Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda) {
+    if (!problem.hasEdges()) {
+        // Edge costs do not depend on ZeRO: take the tables of a combination that differs only there.
+        SearchProblem& p = *c.problem;
+        for (const auto& [key, other] : combos_)
+            if (other.get() != &c && other->problem && other->problem->hasEdges() &&
+                std::get<0>(key) == c.settings.microbatches && std::get<1>(key) == int(c.settings.recompute)) {
+                p.shareEdges(*other->problem);
+                break;
+            }
+        if (!p.hasEdges())
+            p.buildEdges(in_.stop);
+    }
+    SearchAlgorithm a = in_.algorithm;
+    if (a == SearchAlgorithm::Auto)
+        a = problem.folded() ? SearchAlgorithm::Tapas : SearchAlgorithm::Pase;
+    const SolveControl control{in_.stop, {}};
+    Solution s;
+    try {
+        s = makeSolver(a)->solve(problem, lambda, control);
+    } catch (const InputError& e) {
+        if (in_.algorithm != SearchAlgorithm::Auto)
+            throw;
+        // Bounded fallback from the data-parallel baseline.
+        std::vector<int> start(std::size_t(problem.size()), 0);
+        if (const auto dp = pinnedBaseline(c, "dp"))
+            for (int v = 0; v < problem.size(); ++v) {
+                const auto& cand = problem.candidates(v);
+                const auto it = std::find(cand.begin(), cand.end(), dp->strategies[std::size_t(v)]);
+                start[std::size_t(v)] = it == cand.end() ? 0 : int(it - cand.begin());
+            }
+        s = localSearch(problem, start, lambda, 50, control);
+        s.note = std::string(e.what()) + "; fell back to " + s.note;
+        a = SearchAlgorithm::Local;
+    }
+    c.solver = a;
+    states_ += s.statesExplored;
+    if (s.foldedBlocks > 0) {
+        foldedBlocks_ = s.foldedBlocks;
+        opsPerBlock_ = s.opsPerBlock;
+    }
+    if (!s.note.empty() && std::find(notes_.begin(), notes_.end(), s.note) == notes_.end())
+        notes_.push_back(s.note);
+    if (!s.complete)
+        cancelled_ = true;
+    return s;
+}
+
+CandidatePlan MeshSearch::planFrom(const Combo& c, const std::vector<int>& choice) const {
+    const SearchProblem& p = *c.problem;
+    CandidatePlan out;
+    out.plan = Plan::replicated(std::size_t(p.size()), mesh_);
+    out.plan.name = "search";
+    out.plan.settings = c.settings;
+    for (int v = 0; v < p.size(); ++v) {
+        const std::size_t o = std::size_t(v);
+        out.plan.strategies[o] = p.candidates(v)[std::size_t(choice[o])];
+        out.plan.locked[o] = o < in_.locks.size() && in_.locks[o].has_value();
+    }
+    out.score.stepTime = p.stepTime(choice);
+    out.score.peakMemory = p.peakMemory(choice);
+    out.score.feasible = out.score.peakMemory <= capacity_;
+    out.graph = c.graph;
+    out.solver = c.solver;
+    return out;
+}
+
+void MeshSearch::consider(CandidatePlan candidate) {
+    if (candidate.score.feasible) {
+        bound_.fits(candidate.score.stepTime);
+        ownBestFeasible_ = std::min(ownBestFeasible_, candidate.score.stepTime);
+    }
+    if (!best_ || preferred(candidate.score, best_->score))
+        best_ = std::move(candidate);
+}
+
+bool MeshSearch::dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const {
+    for (const auto& [a, time] : bounds)
+        if (slowerOrEqual(a, s) && (time >= ownBestFeasible_ || bound_.cannotWin(time)))
+            return true;
+    return false;
+}
+
+void MeshSearch::explore() {
+    const SettingsSpace& sp = in_.space;
+    const double total = double(sp.size());
+    double done = 0;
+    int noFit = 0;
+    for (int m : sp.microbatches) {
+        for (Recompute r : sp.recomputes) {
+            for (int z : sp.zeroStages) {
+                progress(0.1 + 0.6 * done++ / total);
+                if (in_.stop.stop_requested()) {
+                    cancelled_ = true;
+                    return;
+                }
+                if (z > 0 && in_.zeroAxes == 0)
+                    continue;
+                const StepSettings s = sp.at(z, r, m, in_.zeroAxes);
+                if (dominated(s, searchBounds_)) {
+                    ++pruned_;
+                    continue;
+                }
+                Combo& c = combo(s);
+                SearchProblem& p = problemOf(c);
+                if (p.cancelled()) {
+                    cancelled_ = true;
+                    return;
+                }
+                double lower = p.minStepTime();
+                // Tighter: a solved combination with the same micro-batches and no more recomputation
+                // has edges no dearer, so its optimum plus the least per-op increase bounds this one.
+                for (const auto& [key, other] : combos_)
+                    if (other.get() != &c && other->problem && other->unconstrained > 0 &&
+                        other->settings.microbatches == m && int(other->settings.recompute) <= int(r))
+                        lower = std::max(lower, other->unconstrained + p.minTimeIncrease(*other->problem));
+                if (lower >= ownBestFeasible_ || bound_.cannotWin(lower)) {
+                    searchBounds_.emplace_back(s, lower); // no choice here (or slower settings) beats what fits
+                    ++pruned_;
+                    continue;
+                }
+                // No choice of a combination fits when even its smallest candidates overflow; the
+                // fewest micro-batches are solved all the same, since their optimum bounds every count.
+                if (p.minPeakMemory() > capacity_ && m != sp.microbatches.front()) {
+                    ++noFit; // no choice of this combination fits; more memory-saving ones may
+                    ++pruned_;
+                    continue;
+                }
+                const Solution sol = solve(p, c, 0);
+                if (!sol.complete)
+                    return;
+                ++solved_;
+                CandidatePlan cand = planFrom(c, sol.choice);
+                c.unconstrained = cand.score.stepTime;
+                searchBounds_.emplace_back(s, cand.score.stepTime);
+                const bool mightWin = !cand.score.feasible && p.minPeakMemory() <= capacity_ && !bound_.cannotWin(cand.score.stepTime) &&
+                                      cand.score.stepTime < ownBestFeasible_;
+                consider(std::move(cand));
+                if (mightWin)
+                    pending_.push_back(s);
+            }
+            // Pair tables of this group are no longer needed unless pending; op tables stay for bounds.
+            for (auto& [key, c] : combos_)
+                if (c->problem && std::find(pending_.begin(), pending_.end(), c->settings) == pending_.end())
+                    c->problem->dropEdges();
+        }
+        // A new micro-batch count has other candidates: the op tables of this one bound nothing there.
+        for (auto& [key, c] : combos_)
+            if (c->problem && std::find(pending_.begin(), pending_.end(), c->settings) == pending_.end())
+                c->problem.reset();
+    }
+    if (noFit > 0)
+        notes_.push_back(std::to_string(noFit) + " settings combinations skipped: no choice of strategies fits their "
+                                                 "memory");
+    progress(0.7);
+}
+
+void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
+    // A Lagrangian weight on memory (seconds per byte), raised 16x until the plan fits, then bisected
+    // geometrically for the smallest weight that fits. A larger weight never gives a faster plan, so
+    // the sweep stops as soon as a plan that does not fit is already slower than one that does.
+    SearchProblem& p = problemOf(c);
+    double lo = scale * 1e-3, hi = scale;
+    bool fits = false;
+    int solves = 0;
+    auto fitsAt = [&](double lambda, bool& slower) {
+        const Solution s = solve(p, c, lambda);
+        ++solves;
+        if (!s.complete)
+            return false;
+        CandidatePlan cand = planFrom(c, s.choice);
+        const bool ok = cand.score.feasible;
+        slower = cand.score.stepTime >= ownBestFeasible_ || bound_.cannotWin(cand.score.stepTime);
+        consider(std::move(cand));
+        return ok;
+    };
+    while (!fits && hi < scale * 1e10 && !cancelled_) {
+        hi *= 16;
+        bool slower = false;
+        fits = fitsAt(hi, slower);
+        if (!fits) {
+            lo = hi;
+            if (slower && !toTheEnd)
+                break;
+        }
+    }
+    for (int i = 0; i < 10 && fits && !cancelled_; ++i) {
+        const double mid = std::sqrt(lo * hi);
+        bool slower = false;
+        (fitsAt(mid, slower) ? hi : lo) = mid;
+    }
+    ++sweeps_;
+    solved_ += solves;
+}
+
+void MeshSearch::fitMemory() {
+    std::sort(pending_.begin(), pending_.end(), [&](const StepSettings& a, const StepSettings& b) {
+        return combo(a).unconstrained < combo(b).unconstrained;
+    });
+    for (std::size_t i = 0; i < pending_.size() && !cancelled_; ++i) {
+        progress(0.7 + 0.3 * double(i) / double(pending_.size()));
+        if (in_.stop.stop_requested()) {
+            cancelled_ = true;
+            break;
+        }
+        Combo& c = combo(pending_[i]);
+        if (c.unconstrained >= ownBestFeasible_ || bound_.cannotWin(c.unconstrained))
+            continue; // something that fits is already faster than this combination can be
+        sweep(c, c.unconstrained / capacity_, false);
+        c.problem.reset();
+    }
+    if (sweeps_ > 0)
+        notes_.push_back("memory: " + std::to_string(sweeps_) + " memory-weight sweeps where the unconstrained plan "
+                         "did not fit but could have won");
+    pending_.clear();
+    progress(1.0);
+}
+
+void MeshSearch::closestToFitting() {
+    const SettingsSpace& sp = in_.space;
+    const int z = in_.zeroAxes ? sp.zeroStages.back() : 0;
+    Combo& c = combo(sp.at(z, sp.recomputes.back(), sp.microbatches.back(), in_.zeroAxes));
+    SearchProblem& p = problemOf(c);
+    if (p.cancelled()) {
+        cancelled_ = true;
+        return;
+    }
+    const Solution s = solve(p, c, 0);
+    if (!s.complete)
+        return;
+    CandidatePlan cand = planFrom(c, s.choice);
+    const double scale = cand.score.stepTime / capacity_;
+    const bool fits = cand.score.feasible;
+    consider(std::move(cand));
+    if (!fits)
+        sweep(c, scale, true);
+    c.problem.reset();
+}
+
+} // namespace shardscope

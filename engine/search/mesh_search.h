@@ -1,0 +1,144 @@
+#pragma once
+// The joint search on one mesh: per-op strategies together with the open step settings (ZeRO stage,
+// recomputation, micro-batches). Three passes, so that memory is a hard constraint and cheap ways to
+// save it are tried before expensive ones:
+//   floor()     every baseline pattern x settings combination, priced without tables;
+//   explore()   per combination, the exact unconstrained optimum (memory weight 0), skipping
+//               combinations that bounds or dominance show cannot beat the best plan that fits;
+//   fitMemory() only for combinations whose unconstrained optimum is faster than every plan that fits
+//               but does not fit itself: the memory weight sweep, stopped once it gets slower.
+// Passes share the best step time that fits across meshes (SharedBound), which only ever prunes
+// work that could not have won.
+
+#include "engine/search/graph_family.h"
+#include "engine/search/plan_score.h"
+#include "engine/search/search_problem.h"
+#include "engine/search/settings_space.h"
+#include "engine/search/solver.h"
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+class Cluster;
+
+/// The fastest step time that fits found so far, over every mesh and pass. Thread-safe.
+class SharedBound {
+public:
+    /// Records a plan that fits.
+    void fits(double stepTime);
+    /// The fastest plan that fits so far (infinity if none).
+    double bestFeasible() const;
+    /// True when `lowerBound` proves a plan cannot beat the best that fits (beyond rounding).
+    bool cannotWin(double lowerBound) const;
+    /// (seconds since construction, best step time that fits) at every improvement.
+    std::vector<std::pair<double, double>> history() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    double best_ = std::numeric_limits<double>::infinity();
+    std::vector<std::pair<double, double>> history_;
+};
+
+/// What a mesh search needs from the request.
+struct MeshSearchInput {
+    const Cluster* cluster = nullptr;
+    GraphCache* graphs = nullptr;
+    SettingsSpace space;
+    AxisSet zeroAxes = 0;                               ///< axes ZeRO shards over on this mesh
+    std::vector<std::optional<StrategyPin>> pins;       ///< per op (locks included)
+    std::vector<std::optional<OpStrategy>> locks;       ///< per op, to mark plans' locked ops
+    SearchAlgorithm algorithm = SearchAlgorithm::Auto;
+    std::stop_token stop;
+    std::function<void(double)> progress;               ///< fraction of this mesh's work done
+};
+
+/// A plan the search may answer with.
+struct CandidatePlan {
+    Plan plan;
+    Score score;
+    std::shared_ptr<const GraphVariant> graph;          ///< the graph of its micro-batch count
+    SearchAlgorithm solver = SearchAlgorithm::Auto;     ///< what produced it, unless a baseline did
+    std::optional<std::string> baseline;                ///< the baseline spec, when one won
+};
+
+/// The joint search over one mesh.
+class MeshSearch {
+public:
+    /// Searches `mesh`; `bound` is shared with the other meshes.
+    MeshSearch(const Mesh& mesh, MeshSearchInput input, SharedBound& bound);
+    ~MeshSearch();
+
+    /// Pass 1: the best baseline over the settings space.
+    void floor();
+    /// Pass 2: the unconstrained optimum of every combination that could win.
+    void explore();
+    /// Pass 3: memory weights where the unconstrained optimum does not fit but might win.
+    void fitMemory();
+    /// When no plan fits anywhere: the most memory-saving combination, with the memory sweep run to
+    /// its end, so the answer is as close to fitting as the search can get.
+    void closestToFitting();
+
+    /// The best plan found, if any.
+    const std::optional<CandidatePlan>& best() const { return best_; }
+    /// What happened: notes, states explored, combinations solved and pruned.
+    const std::vector<std::string>& notes() const { return notes_; }
+    /// Search states the solvers explored.
+    double statesExplored() const { return states_; }
+    /// Folding of the last solve (tapas).
+    int foldedBlocks() const { return foldedBlocks_; }
+    int opsPerBlock() const { return opsPerBlock_; }
+    /// True when a stop request cut the work short.
+    bool cancelled() const { return cancelled_; }
+    /// Combinations solved, and pruned without a solve.
+    int solved() const { return solved_; }
+    int pruned() const { return pruned_; }
+
+private:
+    /// One settings combination on this mesh: its graph, cost model and (while needed) its tables.
+    struct Combo {
+        StepSettings settings;
+        std::shared_ptr<const GraphVariant> graph;
+        std::unique_ptr<CostModel> model;
+        std::vector<std::size_t> twin;        ///< per op: the op whose strategy it repeats (itself outside blocks 3..L)
+        std::unique_ptr<SearchProblem> problem;
+        SearchAlgorithm solver = SearchAlgorithm::Auto;
+        double unconstrained = 0;             ///< the memory-weight-0 optimum's step time, once solved
+    };
+    Combo& combo(const StepSettings& settings);
+    SearchProblem& problemOf(Combo& c);
+    Solution solve(const SearchProblem& problem, Combo& c, double lambda);
+    CandidatePlan planFrom(const Combo& c, const std::vector<int>& choice) const;
+    void consider(CandidatePlan candidate);
+    bool dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const;
+    std::optional<Plan> pinnedBaseline(const Combo& c, const std::string& spec) const;
+    void sweep(Combo& c, double ceilingScale, bool toTheEnd);
+    void progress(double fraction) const;
+
+    Mesh mesh_;
+    MeshSearchInput in_;
+    SharedBound& bound_;
+    double capacity_ = 0;
+    std::map<std::tuple<int, int, int>, std::unique_ptr<Combo>> combos_;
+    std::vector<std::pair<StepSettings, double>> floorBounds_;   ///< baseline step time per combination
+    std::vector<std::pair<StepSettings, double>> searchBounds_;  ///< lower bound per combination
+    std::vector<StepSettings> pending_;                          ///< for fitMemory(), fastest first
+    std::optional<CandidatePlan> best_;
+    double ownBestFeasible_ = std::numeric_limits<double>::infinity();
+    std::vector<std::string> notes_;
+    double states_ = 0;
+    int foldedBlocks_ = 0, opsPerBlock_ = 0;
+    int solved_ = 0, pruned_ = 0, sweeps_ = 0;
+    bool cancelled_ = false;
+};
+
+} // namespace shardscope

@@ -1,0 +1,29 @@
+#pragma once
+// A plan's step time and peak memory without the per-op breakdown of a full evaluation: what the
+// search needs to rank hundreds of baseline plans.
+
+#include "engine/cost/cost_model.h"
+#include "engine/plans/plan.h"
+#include "engine/search/repeated_blocks.h"
+
+#include <limits>
+
+namespace shardscope {
+
+/// A plan's figures in the terms the search ranks by.
+struct Score {
+    double stepTime = std::numeric_limits<double>::infinity();
+    double peakMemory = std::numeric_limits<double>::infinity();
+    bool feasible = false;
+};
+
+/// True when `a` should be preferred to `b`: it fits and `b` does not; both fit and `a` is faster;
+/// neither fits and `a` needs less memory (it is closer to fitting).
+bool preferred(const Score& a, const Score& b);
+
+/// Step time and peak memory of `plan` under `model`, equal to evaluate()'s. With `folded`, the plan
+/// must give every op of blocks 3..L the strategy of its twin in block 2 (baselinePlan with sameAs does):
+/// those blocks then cost what block 2 costs, and only blocks 1-2 and the ops around them are priced.
+Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded);
+
+} // namespace shardscope
