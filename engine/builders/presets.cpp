@@ -26,24 +26,28 @@ std::vector<ModelPreset> makePresets() {
     // Vocabularies of GPT models are padded to a multiple of 128 (50257 -> 50304), as Megatron-LM does,
     // so that the vocabulary can be split over tensor-parallel ranks.
     std::vector<ModelPreset> v;
-    v.push_back({"gpt2-small", "gpt", transformer(12, 768, 12, 0, 0, 1024, 50304, 8, true),
-                 "GPT-2 124M: 12 layers, hidden 768, 12 heads, tied embeddings"});
-    v.push_back({"gpt3-1.3b", "gpt", transformer(24, 2048, 16, 0, 0, 2048, 50304, 16, true),
-                 "GPT-3 XL 1.3B: 24 layers, hidden 2048, 16 heads"});
-    v.push_back({"gpt3-175b", "gpt", transformer(96, 12288, 96, 0, 0, 2048, 50304, 16, true),
-                 "GPT-3 175B: 96 layers, hidden 12288, 96 heads"});
-    v.push_back({"llama2-7b", "llama", transformer(32, 4096, 32, 32, 11008, 4096, 32000, 8, false),
-                 "Llama 2 7B: 32 layers, hidden 4096, 32 heads, SwiGLU 11008"});
-    v.push_back({"llama2-70b", "llama", transformer(80, 8192, 64, 8, 28672, 4096, 32000, 16, false),
-                 "Llama 2 70B: 80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28672"});
-    ModelParams mixtral = transformer(32, 4096, 32, 8, 14336, 4096, 32000, 8, false);
+    v.push_back({"gpt2-small", "gpt", transformer(12, 768, 12, 0, 0, 1024, 50304, 512, true),
+                 "GPT-2 124M: 12 layers, hidden 768, 12 heads, tied embeddings; batch 512 x 1024 (Radford et al. 2019)"});
+    v.push_back({"gpt3-1.3b", "gpt", transformer(24, 2048, 16, 0, 0, 2048, 50304, 512, true),
+                 "GPT-3 XL 1.3B: 24 layers, hidden 2048, 16 heads; batch 1M tokens = 512 x 2048 (Brown et al. 2020, "
+                 "Table 2.1)"});
+    v.push_back({"gpt3-175b", "gpt", transformer(96, 12288, 96, 0, 0, 2048, 50304, 1536, true),
+                 "GPT-3 175B: 96 layers, hidden 12288, 96 heads; batch 1536 x 2048 (Narayanan et al. 2021, Table 1)"});
+    v.push_back({"llama2-7b", "llama", transformer(32, 4096, 32, 32, 11008, 4096, 32000, 1024, false),
+                 "Llama 2 7B: 32 layers, hidden 4096, 32 heads, SwiGLU 11008; batch 4M tokens = 1024 x 4096 (Touvron "
+                 "et al. 2023)"});
+    v.push_back({"llama2-70b", "llama", transformer(80, 8192, 64, 8, 28672, 4096, 32000, 1024, false),
+                 "Llama 2 70B: 80 layers, hidden 8192, 64 heads, 8 KV heads, SwiGLU 28672; batch 4M tokens = 1024 x "
+                 "4096 (Touvron et al. 2023)"});
+    ModelParams mixtral = transformer(32, 4096, 32, 8, 14336, 4096, 32000, 1024, false);
     mixtral.experts = 8;
     mixtral.topK = 2;
-    v.push_back({"mixtral-8x7b", "moe", mixtral, "Mixtral 8x7B: 32 layers, 8 experts, top-2, 8 KV heads"});
+    v.push_back({"mixtral-8x7b", "moe", mixtral, "Mixtral 8x7B: 32 layers, 8 experts, top-2, 8 KV heads; batch 1024 x 4096 (unpublished: Llama 2's 4M "
+                 "tokens)"});
     ModelParams resnet;
     resnet.batch = 256;
     resnet.dtype = DType::BF16;
-    v.push_back({"resnet50", "resnet", resnet, "ResNet-50 v1.5, 224x224 images, 1000 classes"});
+    v.push_back({"resnet50", "resnet", resnet, "ResNet-50 v1.5, 224x224 images, 1000 classes; batch 256 (He et al. 2016)"});
     // One small default per family, for experiments with --set.
     ModelParams mlp;
     mlp.layers = 2;

@@ -178,7 +178,7 @@ private slots:
         QCOMPARE(z.eval->memory.activations, dp.eval->memory.activations);
     }
     void gpt3DataParallelDoesNotFit() {
-        Setup s("gpt3-175b", {}, 1, "data=8", "dp");
+        Setup s("gpt3-175b", {"batch=16"}, 1, "data=8", "dp"); // one micro-batch of 16: memory, not speed
         QVERIFY(!s.eval->feasible);
         const QString why = QString::fromStdString(s.eval->overflow);
         QVERIFY2(why.contains(QStringLiteral("exceeds")) && why.contains(QStringLiteral("optimizer state")) &&
@@ -187,7 +187,7 @@ private slots:
     }
     void gpt3MegatronWithZero3Fits() {
         // Megatron over the 8 GPUs of a node, ZeRO-3 over the 16 nodes; one sequence per data rank.
-        Setup s("gpt3-175b", {}, 16, "data=16,model=8", "megatron+zero3");
+        Setup s("gpt3-175b", {"batch=16"}, 16, "data=16,model=8", "megatron+zero3"); // one sequence per replica
         QVERIFY2(s.eval->feasible, s.eval->overflow.c_str());
         QVERIFY(s.eval->peakMemory < s.cluster.device.memoryBytes);
     }

@@ -203,8 +203,10 @@ private slots:
     }
     void gpt3On1024GpusBeatsDataParallelAndMegatron() {
         // --mesh auto over 128 DGX A100 nodes: better than pure data parallelism and than Megatron
-        // (with and without sequence parallelism) at its best data/model split.
-        const Graph g = preset("gpt3-175b");
+        // (with and without sequence parallelism) at its best data/model split. One micro-batch of 16
+        // sequences with fixed settings keeps this a test of the strategy search alone; the published
+        // batch with settings chosen is the bench's plan-quality suite.
+        const Graph g = preset("gpt3-175b", {"batch=16"});
         const Cluster c = clusterPreset("dgx-a100", 128);
         const auto r = search(request(g, c, "auto"));
         QVERIFY(r->evaluation->feasible);
