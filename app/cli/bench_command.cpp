@@ -9,7 +9,10 @@
 namespace shardscope::cli {
 
 int runBench(const CliOptions& options, std::ostream& out) {
-    const auto rows = bench::runBench(options.quick, [](const std::string& what) { std::cerr << "bench: " << what << "\n"; });
+    const bench::BenchSuite suite = options.benchSuite == "speed"     ? bench::BenchSuite::Speed
+                                    : options.benchSuite == "quality" ? bench::BenchSuite::Quality
+                                                                      : bench::BenchSuite::All;
+    const auto rows = bench::runBench(options.quick, suite, [](const std::string& what) { std::cerr << "bench: " << what << "\n"; });
     if (options.json) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& r : rows)
@@ -26,6 +29,10 @@ int runBench(const CliOptions& options, std::ostream& out) {
                             {"step_time_s", r.stepTime},
                             {"best_baseline_step_time_s", r.baselineStepTime},
                             {"feasible", r.feasible},
+                            {"best_baseline", r.baselineName},
+                            {"settings_chosen", r.settings},
+                            {"peak_memory_bytes", r.peakMemory},
+                            {"capacity_bytes", r.capacity},
                             {"target", r.target}});
         out << list.dump(1) << "\n";
         return 0;
@@ -42,6 +49,10 @@ int runBench(const CliOptions& options, std::ostream& out) {
                       r.ops, r.algorithm.c_str(), r.chosenMesh.c_str(), formatSeconds(r.medianSeconds).c_str(),
                       formatCount(r.states).c_str(), formatSeconds(r.stepTime).c_str(), ratio.c_str(), r.target.c_str());
         out << line;
+        if (!r.baselineName.empty())
+            out << "      chose " << r.settings << ", peak " << formatBytes(r.peakMemory) << " of "
+                << formatBytes(r.capacity) << "; best baseline " << r.baselineName << " "
+                << formatSeconds(r.baselineStepTime) << "\n";
     }
     return 0;
 }

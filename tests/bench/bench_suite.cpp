@@ -1,5 +1,7 @@
 #include "bench_suite.h"
 
+#include "bench_common.h"
+
 #include "engine/cluster/cluster_presets.h"
 #include "engine/cost/cost_model.h"
 #include "engine/io/model_file.h"
@@ -26,31 +28,6 @@ struct Case {
     std::string target;
 };
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double bestBaseline(const Graph& g, const Cluster& c, const Mesh& mesh) {
-    double best = std::numeric_limits<double>::infinity();
-    bool bestFeasible = false;
-    for (const char* name : {"dp", "megatron", "megatron-sp"}) {
-        Plan p;
-        try {
-            p = baselinePlan(g, mesh, name, {});
-        } catch (const std::exception&) {
-            continue;
-        }
-        const auto e = evaluate(CostModel(g, c, mesh, p.settings), p);
-        // Feasible plans first, then the fastest.
-        if ((e->feasible && !bestFeasible) || (e->feasible == bestFeasible && e->stepTime < best)) {
-            best = e->stepTime;
-            bestFeasible = e->feasible;
-        }
-    }
-    return best;
-}
 
 BenchRow runCase(const Case& k, int runs) {
     const Graph g = loadModel(ModelRequest{k.model, k.sets, std::nullopt}, 1);
@@ -62,12 +39,8 @@ BenchRow runCase(const Case& k, int runs) {
         r.mesh = Mesh::parse(k.mesh);
     r.algorithm = parseAlgorithm(k.algorithm);
     r.threads = 1;
-    std::vector<double> times;
-    std::shared_ptr<const SearchResult> last;
-    for (int i = 0; i < runs; ++i) {
-        last = search(r);
-        times.push_back(last->report.searchSeconds);
-    }
+    double medianSeconds = 0;
+    const auto last = searchRepeatedly(r, runs, medianSeconds);
     BenchRow row;
     row.name = k.name;
     row.model = k.model;
@@ -76,14 +49,10 @@ BenchRow runCase(const Case& k, int runs) {
     row.devices = c.deviceCount();
     row.algorithm = k.algorithm;
     row.mesh = k.mesh;
-    row.chosenMesh = last->plan.mesh.toString();
-    row.runs = runs;
-    row.medianSeconds = median(times);
-    row.states = last->report.statesExplored;
-    row.ops = int(g.ops().size());
-    row.stepTime = last->evaluation->stepTime;
-    row.feasible = last->evaluation->feasible;
-    row.baselineStepTime = bestBaseline(g, c, last->plan.mesh);
+    recordSearch(row, *last, g, runs, medianSeconds);
+    std::optional<BaselineFigures> baseline;
+    bestBaselineOn(g, c, last->plan.mesh, StepSettings{}, baseline);
+    row.baselineStepTime = baseline ? baseline->stepTime : 0;
     row.target = k.target;
     return row;
 }
@@ -161,7 +130,51 @@ BenchRow simulationTime(int nodes, int runs) {
 
 } // namespace
 
-std::vector<BenchRow> runBench(bool quick, const std::function<void(const std::string&)>& log) {
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void recordSearch(BenchRow& row, const SearchResult& last, const Graph& g, int runs, double medianSeconds) {
+    row.chosenMesh = last.plan.mesh.toString();
+    row.runs = runs;
+    row.medianSeconds = medianSeconds;
+    row.states = last.report.statesExplored;
+    row.ops = int(g.ops().size());
+    row.stepTime = last.evaluation->stepTime;
+    row.feasible = last.evaluation->feasible;
+}
+
+void bestBaselineOn(const Graph& g, const Cluster& c, const Mesh& mesh, const StepSettings& settings,
+                    std::optional<BaselineFigures>& into) {
+    for (const BaselineEntry& entry : baselineRegistry()) {
+        Plan plan;
+        try {
+            plan = baselinePlan(g, mesh, entry.spec, settings);
+        } catch (const std::exception&) {
+            continue; // this mesh cannot express it
+        }
+        const auto e = evaluate(CostModel(g, c, mesh, plan.settings), plan);
+        if (!into || (e->feasible && !into->feasible) || (e->feasible == into->feasible && e->stepTime < into->stepTime))
+            into = BaselineFigures{entry.spec + " @ " + mesh.toString(), e->stepTime, e->feasible};
+    }
+}
+
+std::shared_ptr<const SearchResult> searchRepeatedly(const SearchRequest& request, int runs, double& medianSeconds) {
+    std::vector<double> times;
+    std::shared_ptr<const SearchResult> last;
+    for (int i = 0; i < runs; ++i) {
+        last = search(request);
+        times.push_back(last->report.searchSeconds);
+    }
+    medianSeconds = median(times);
+    return last;
+}
+
+std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function<void(const std::string&)>& log) {
+    if (suite == BenchSuite::Quality)
+        return runPlanQuality(quick ? 1 : 5, log);
     const int runs = quick ? 3 : 7;
     std::vector<Case> cases{
         {"gpt3-175b, 1024 GPUs, mesh auto", "gpt3-175b", {}, 128, "auto", "auto", "under 1 s in total"},
@@ -191,6 +204,9 @@ std::vector<BenchRow> runBench(bool quick, const std::function<void(const std::s
             log("simulate on " + std::to_string(nodes * 8) + " GPUs");
         rows.push_back(simulationTime(nodes, runs));
     }
+    if (suite == BenchSuite::All)
+        for (BenchRow& row : runPlanQuality(quick ? 1 : 5, log))
+            rows.push_back(std::move(row));
     return rows;
 }
 

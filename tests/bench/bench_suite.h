@@ -24,10 +24,23 @@ struct BenchRow {
     double baselineStepTime = 0; ///< best feasible baseline (dp, megatron, megatron-sp) on the chosen mesh
     bool feasible = false;
     std::string target;        ///< the issue's target for this row, in words
+    // Plan-quality rows only:
+    std::string baselineName;  ///< the best baseline over every mesh and settings combination
+    std::string settings;      ///< what the search chose: "zero1 selective m16"
+    double peakMemory = 0;     ///< the searched plan's peak bytes per device
+    double capacity = 0;       ///< device memory
 };
+
+/// Which suites `bench` runs.
+enum class BenchSuite { All, Speed, Quality };
 
 /// Runs every case; `quick` runs fewer repetitions and skips the largest contrast runs. `log` is told
 /// each case as it starts.
-std::vector<BenchRow> runBench(bool quick, const std::function<void(const std::string&)>& log);
+std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function<void(const std::string&)>& log);
+
+/// The plan-quality suite: searched step time against the best named baseline (every registry entry on
+/// every candidate mesh, every recomputation and micro-batch count), at published batches. `runs`
+/// searches per case on one thread.
+std::vector<BenchRow> runPlanQuality(int runs, const std::function<void(const std::string&)>& log);
 
 } // namespace shardscope::bench

@@ -266,6 +266,46 @@ private slots:
         QCOMPARE(badAxis.exitCode, 2);
         QVERIFY2(badAxis.err.contains("tactic 2 megatron(model): the mesh data=8 has no axis 'model'"), badAxis.err.constData());
     }
+    void autoSettingsRoundTripThroughThePlanFile() {
+        // gpt3-1.3b at batch 64 on one DGX A100 node: with every setting left to the search it picks
+        // more than one micro-batch (64 sequences of 2048 do not fit at once). The plan file keeps
+        // what it chose, and evaluating the file reproduces the figures.
+        const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-auto.plan.json"));
+        const QStringList model{QStringLiteral("--model"), QStringLiteral("gpt3-1.3b"), QStringLiteral("--batch"),
+                                QStringLiteral("64"), QStringLiteral("--cluster"), QStringLiteral("dgx-a100"),
+                                QStringLiteral("--json")};
+        const Run searched = cli(QStringList{QStringLiteral("search"), QStringLiteral("--zero"), QStringLiteral("auto"),
+                                             QStringLiteral("--recompute"), QStringLiteral("auto"),
+                                             QStringLiteral("--microbatches"), QStringLiteral("auto"),
+                                             QStringLiteral("--plan-out"), path} + model);
+        QCOMPARE(searched.exitCode, 0);
+        const QJsonObject s = QJsonDocument::fromJson(searched.out).object();
+        QVERIFY(s[QStringLiteral("feasible")].toBool());
+        const QJsonObject chosen = s[QStringLiteral("settings_chosen")].toObject();
+        QVERIFY(chosen[QStringLiteral("microbatches")].toInt() > 1);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject settings = QJsonDocument::fromJson(file.readAll()).object()[QStringLiteral("settings")].toObject();
+        QCOMPARE(settings[QStringLiteral("microbatches")].toInt(), chosen[QStringLiteral("microbatches")].toInt());
+        QCOMPARE(settings[QStringLiteral("zero_stage")].toInt(), chosen[QStringLiteral("zero_stage")].toInt());
+        QCOMPARE(settings[QStringLiteral("recompute")].toString(), chosen[QStringLiteral("recompute")].toString());
+        const Run again = cli(QStringList{QStringLiteral("evaluate"), QStringLiteral("--strategy"), path} + model);
+        QCOMPARE(again.exitCode, 0);
+        const QJsonObject e = QJsonDocument::fromJson(again.out).object();
+        QCOMPARE(e[QStringLiteral("step_time_s")].toDouble(), s[QStringLiteral("step_time_s")].toDouble());
+        QCOMPARE(e[QStringLiteral("peak_memory_bytes")].toDouble(), s[QStringLiteral("peak_memory_bytes")].toDouble());
+        // A fixed value stays fixed; "auto" is for the search only.
+        const Run fixed = cli(QStringList{QStringLiteral("search"), QStringLiteral("--zero"), QStringLiteral("3"),
+                                          QStringLiteral("--microbatches"), QStringLiteral("4")} + model);
+        QCOMPARE(fixed.exitCode, 0);
+        const QJsonObject f = QJsonDocument::fromJson(fixed.out).object()[QStringLiteral("settings_chosen")].toObject();
+        QCOMPARE(f[QStringLiteral("zero_stage")].toInt(), 3);
+        QCOMPARE(f[QStringLiteral("microbatches")].toInt(), 4);
+        const Run bad = cli(QStringList{QStringLiteral("evaluate"), QStringLiteral("--zero"), QStringLiteral("auto")} + model);
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("only search chooses"));
+        QFile::remove(path);
+    }
     void planOutRoundTripsThroughEvaluate() {
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-cli.plan.json"));
         const QStringList base{QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("llama"),

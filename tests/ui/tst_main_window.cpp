@@ -14,6 +14,8 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QComboBox>
+#include <QSpinBox>
 #include <QTimer>
 
 #include "graph/graph_items.h"
@@ -138,6 +140,31 @@ private slots:
         QCOMPARE(takeErrorDialog(w), QString());
     }
 
+    void searchBarOffersAutoForEverySetting() {
+        // ZeRO stage, recomputation and micro-batches start at "auto" (the search chooses them); a
+        // value picked in the bar is fixed in the session's settings, and "auto" again opens it.
+        MainWindow w(nullptr, 1);
+        w.show();
+        Session* s = w.session();
+        s->openScenario(gptScenario("dp"));
+        QVERIFY(waitSettled(w));
+        auto* zero = w.findChild<QComboBox*>(QStringLiteral("zero"));
+        auto* recompute = w.findChild<QComboBox*>(QStringLiteral("recompute"));
+        auto* micro = w.findChild<QSpinBox*>(QStringLiteral("microbatches"));
+        QVERIFY(zero && recompute && micro);
+        QCOMPARE(zero->currentText(), QStringLiteral("auto"));
+        QCOMPARE(recompute->currentText(), QStringLiteral("auto"));
+        QCOMPARE(micro->text(), QStringLiteral("auto"));
+        QVERIFY(!s->searchSettings().zeroStage && !s->searchSettings().recompute && !s->searchSettings().microbatches);
+        zero->setCurrentIndex(zero->findText(QStringLiteral("2")));
+        recompute->setCurrentIndex(recompute->findText(QStringLiteral("full")));
+        micro->setValue(4);
+        QCOMPARE(s->searchSettings().zeroStage, std::optional<int>(2));
+        QCOMPARE(s->searchSettings().recompute, std::optional<Recompute>(Recompute::Full));
+        QCOMPARE(s->searchSettings().microbatches, std::optional<int>(4));
+        zero->setCurrentIndex(0);
+        QVERIFY(!s->searchSettings().zeroStage);
+    }
     void badInputKeepsWhatWasLoaded() {
         MainWindow w(nullptr, 1);
         Session* s = w.session();

@@ -34,13 +34,16 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     batch_->setRange(1, 1 << 24);
     batch_->setToolTip(tr("Global batch (sequences per optimizer step)"));
     microbatches_ = new QSpinBox(this);
+    microbatches_->setObjectName(QStringLiteral("microbatches"));
     microbatches_->setRange(0, 4096);
     microbatches_->setSpecialValueText(tr("auto"));
     microbatches_->setToolTip(tr("Gradient-accumulation steps per optimizer step; auto lets the search choose"));
     recompute_ = new QComboBox(this);
+    recompute_->setObjectName(QStringLiteral("recompute"));
     recompute_->addItems({tr("auto"), QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
     recompute_->setToolTip(tr("Activation recomputation; auto lets the search choose"));
     zero_ = new QComboBox(this);
+    zero_->setObjectName(QStringLiteral("zero"));
     zero_->addItem(tr("auto"), -1);
     zero_->addItem(QStringLiteral("0"), 0);
     zero_->addItem(QStringLiteral("1"), 1);
