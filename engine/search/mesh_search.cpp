@@ -79,6 +79,12 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
             }
         if (!p.hasEdges())
             p.buildEdges(in_.stop);
+        if (p.cancelled()) {
+            cancelled_ = true;
+            Solution stopped;
+            stopped.complete = false;
+            return stopped;
+        }
     }
     SearchAlgorithm a = in_.algorithm;
     if (a == SearchAlgorithm::Auto)

@@ -13,7 +13,9 @@
 #include "engine/search/solver.h"
 #include "engine/util/error.h"
 
+#include <chrono>
 #include <random>
+#include <thread>
 
 using namespace shardscope;
 
@@ -278,6 +280,30 @@ private slots:
         QVERIFY(result->plan.locked[fc1.index()]);
         const auto free = search(request(g, c, "model=8"));
         QVERIFY(result->evaluation->stepTime >= free->evaluation->stepTime);
+    }
+    void stopAtAnyMomentReturnsAValidPlan_data() {
+        QTest::addColumn<int>("delayMs");
+        for (int ms : {1, 20, 100, 300})
+            QTest::newRow(qPrintable(QStringLiteral("%1 ms").arg(ms))) << ms;
+    }
+    void stopAtAnyMomentReturnsAValidPlan() {
+        // A stop may land while tables are half built, inside a solve or during a memory sweep: the
+        // search still returns a plan that verifies against its graph.
+        QFETCH(int, delayMs);
+        const Graph g = preset("gpt3-175b");
+        const Cluster c = clusterPreset("dgx-a100", 128);
+        std::stop_source source;
+        SearchRequest r = request(g, c, "auto", "pase"); // unfolded: seconds of table building
+        r.threads = 1;
+        r.stop = source.get_token();
+        std::thread stopper([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(delayMs));
+            source.request_stop();
+        });
+        const auto result = search(r);
+        stopper.join();
+        QVERIFY(result->plan.verify(*result->graph).empty());
+        QVERIFY(result->evaluation->stepTime > 0);
     }
     void cancelledSearchReturnsAValidPlan() {
         const Graph g = preset("gpt");

@@ -37,6 +37,7 @@ constexpr int kSettleMs = 120000;
 ScenarioRequest gpt3Scenario() {
     ScenarioRequest r;
     r.model.spec = "gpt3-175b";
+    r.model.batch = 16; // a search of a few hundred ms: enough to measure stalls and to cancel
     r.cluster = "dgx-a100";
     r.nodes = 128;
     return r;
