@@ -129,7 +129,6 @@ private:
     SharedBound& bound_;
     double capacity_ = 0;
     std::map<std::tuple<int, int, int>, std::unique_ptr<Combo>> combos_;
-    std::vector<std::pair<StepSettings, double>> floorBounds_;   ///< baseline step time per combination
     std::vector<std::pair<StepSettings, double>> searchBounds_;  ///< lower bound per combination
     std::vector<StepSettings> pending_;                          ///< for fitMemory(), fastest first
     std::optional<CandidatePlan> best_;
