@@ -33,6 +33,10 @@ public:
 
     /// Adds a factor. Assumes its vars are ascending and its table has the product of their domains.
     void addFactor(CostTable f);
+    /// Drops the values another value of the same variable beats whatever the neighbours take
+    /// (see dominance.h); kept variables keep all theirs. Call before run(), on unary and pair factors.
+    /// Returns how many values went. Indices in and out of backSubstitute() stay the original ones.
+    int pruneDominated(const std::vector<bool>& keep);
     /// The greedy PaSE order over the variables with keep[v] false (ties: smaller table, then index).
     std::vector<int> greedyOrder(const std::vector<bool>& keep) const;
     /// Largest table (entries times the eliminated domain) that eliminating `order` would build.
@@ -51,13 +55,16 @@ public:
 private:
     struct Step {
         int var;
-        std::vector<int> scope;     ///< D(var), ascending
-        std::vector<int> argmin;    ///< per assignment of scope
+        std::vector<int> scope;             ///< D(var), ascending
+        std::vector<std::size_t> factors;   ///< the factors (indices into factors_) it summed
     };
+    CostTable withVarFirst(const CostTable& f, int var) const;
     CostTable combine(const std::vector<const CostTable*>& factors, const std::vector<int>& scope, int eliminated,
-                      std::vector<int>* argmin, const std::function<bool()>* stop = nullptr) const;
+                      const std::function<bool()>* stop = nullptr) const;
+    int argminOf(const Step& step, std::vector<int>& assignment) const;
 
     std::vector<int> domains_;
+    std::vector<std::vector<int>> values_;   ///< per variable, original index of each remaining value (empty: all)
     std::vector<CostTable> factors_;
     std::vector<bool> alive_;
     std::vector<Step> steps_;

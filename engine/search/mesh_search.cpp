@@ -156,6 +156,23 @@ bool MeshSearch::dominated(const StepSettings& s, const std::vector<std::pair<St
     return false;
 }
 
+bool MeshSearch::worseZeroStage(Combo& c) {
+    const SettingsSpace& sp = in_.space;
+    const StepSettings& s = c.settings;
+    for (int z : sp.zeroStages) {
+        if (z == s.zeroStage || (z > 0 && in_.zeroAxes == 0))
+            continue;
+        Combo& other = combo(sp.at(z, s.recompute, s.microbatches, in_.zeroAxes));
+        const SearchProblem& q = problemOf(other);
+        if (q.cancelled())
+            return false;
+        // Identical tables: keep the lower stage (the simpler configuration).
+        if (problemOf(c).noBetterThan(q) && (z < s.zeroStage || !q.noBetterThan(problemOf(c))))
+            return true;
+    }
+    return false;
+}
+
 void MeshSearch::explore() {
     const SettingsSpace& sp = in_.space;
     const double total = double(sp.size());
@@ -182,6 +199,10 @@ void MeshSearch::explore() {
                     cancelled_ = true;
                     return;
                 }
+                if (worseZeroStage(c)) {
+                    ++pruned_;
+                    continue;
+                }
                 double lower = p.minStepTime();
                 // Tighter: a solved combination with the same micro-batches and no more recomputation
                 // has edges no dearer, so its optimum plus the least per-op increase bounds this one.
@@ -207,6 +228,7 @@ void MeshSearch::explore() {
                 ++solved_;
                 CandidatePlan cand = planFrom(c, sol.choice);
                 c.unconstrained = cand.score.stepTime;
+                c.unconstrainedMemory = p.memoryOf(sol.choice);
                 searchBounds_.emplace_back(s, cand.score.stepTime);
                 const bool mightWin = !cand.score.feasible && p.minPeakMemory() <= capacity_ && !bound_.cannotWin(cand.score.stepTime) &&
                                       cand.score.stepTime < ownBestFeasible_;
@@ -231,38 +253,54 @@ void MeshSearch::explore() {
 }
 
 void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
-    // A Lagrangian weight on memory (seconds per byte), raised 16x until the plan fits, then bisected
-    // geometrically for the smallest weight that fits. A larger weight never gives a faster plan, so
-    // the sweep stops as soon as a plan that does not fit is already slower than one that does.
+    // A Lagrangian weight on memory (seconds per byte). Every weight's optimum is a vertex of the lower
+    // convex hull of (memory, step time) over all choices. Start from the unconstrained optimum A (does
+    // not fit); raise the weight 16x at a time until a vertex B fits; then walk the hull between them:
+    // the weight (T_B - T_A) / (M_A - M_B) finds the vertex furthest below the segment AB, which
+    // replaces A or B by whether it fits, until no vertex lies below (B is then the fastest vertex that
+    // fits). Worked example: A = (90 GB, 10 s), B = (60 GB, 13 s), capacity 80 GB: weight 0.1 s/GB;
+    // a vertex (75 GB, 11 s) has 18.5 < 19 and fits, so it becomes B. The walk stops early once A is
+    // already slower than a plan that fits (every vertex between is slower than A).
     SearchProblem& p = problemOf(c);
-    double lo = scale * 1e-3, hi = scale;
-    bool fits = false;
+    struct Vertex {
+        double time = 0, memory = 0;
+        bool fits = false;
+    };
     int solves = 0;
-    auto fitsAt = [&](double lambda, bool& slower) {
+    auto at = [&](double lambda) -> std::optional<Vertex> {
         const Solution s = solve(p, c, lambda);
         ++solves;
         if (!s.complete)
-            return false;
+            return std::nullopt;
         CandidatePlan cand = planFrom(c, s.choice);
-        const bool ok = cand.score.feasible;
-        slower = cand.score.stepTime >= ownBestFeasible_ || bound_.cannotWin(cand.score.stepTime);
+        const Vertex v{cand.score.stepTime, p.memoryOf(s.choice), cand.score.feasible};
         consider(std::move(cand));
-        return ok;
+        return v;
     };
-    while (!fits && hi < scale * 1e10 && !cancelled_) {
-        hi *= 16;
-        bool slower = false;
-        fits = fitsAt(hi, slower);
-        if (!fits) {
-            lo = hi;
-            if (slower && !toTheEnd)
-                break;
+    auto slower = [&](double time) { return time >= ownBestFeasible_ || bound_.cannotWin(time); };
+    Vertex a{c.unconstrained, c.unconstrainedMemory, false};
+    std::optional<Vertex> b;
+    for (double lambda = scale * 16; lambda < scale * 1e10 && !cancelled_; lambda *= 16) {
+        const std::optional<Vertex> v = at(lambda);
+        if (!v)
+            break;
+        if (v->fits) {
+            b = v;
+            break;
         }
+        a = *v;
+        if (slower(v->time) && !toTheEnd)
+            break;
     }
-    for (int i = 0; i < 10 && fits && !cancelled_; ++i) {
-        const double mid = std::sqrt(lo * hi);
-        bool slower = false;
-        (fitsAt(mid, slower) ? hi : lo) = mid;
+    for (int i = 0; i < 12 && b && !cancelled_ && !slower(a.time) && a.memory > b->memory; ++i) {
+        const double lambda = (b->time - a.time) / (a.memory - b->memory);
+        const std::optional<Vertex> v = at(lambda);
+        if (!v)
+            break;
+        const double line = b->time + lambda * b->memory;
+        if (v->time + lambda * v->memory >= line - 1e-9 * std::abs(line))
+            break; // no vertex below AB: B is the fastest that fits on the hull
+        (v->fits ? *b : a) = *v;
     }
     ++sweeps_;
     solved_ += solves;
@@ -304,6 +342,8 @@ void MeshSearch::closestToFitting() {
     if (!s.complete)
         return;
     CandidatePlan cand = planFrom(c, s.choice);
+    c.unconstrained = cand.score.stepTime;
+    c.unconstrainedMemory = p.memoryOf(s.choice);
     const double scale = cand.score.stepTime / capacity_;
     const bool fits = cand.score.feasible;
     consider(std::move(cand));

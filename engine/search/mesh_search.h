@@ -6,7 +6,8 @@
 //   explore()   per combination, the exact unconstrained optimum (memory weight 0), skipping
 //               combinations that bounds or dominance show cannot beat the best plan that fits;
 //   fitMemory() only for combinations whose unconstrained optimum is faster than every plan that fits
-//               but does not fit itself: the memory weight sweep, stopped once it gets slower.
+//               but does not fit itself: a walk along the memory/time hull of memory weights,
+//               stopped once it gets slower.
 // Passes share the best step time that fits across meshes (SharedBound), which only ever prunes
 // work that could not have won.
 
@@ -113,6 +114,7 @@ private:
         std::unique_ptr<SearchProblem> problem;
         SearchAlgorithm solver = SearchAlgorithm::Auto;
         double unconstrained = 0;             ///< the memory-weight-0 optimum's step time, once solved
+        double unconstrainedMemory = 0;       ///< and its additive memory
     };
     Combo& combo(const StepSettings& settings);
     SearchProblem& problemOf(Combo& c);
@@ -120,6 +122,9 @@ private:
     CandidatePlan planFrom(const Combo& c, const std::vector<int>& choice) const;
     void consider(CandidatePlan candidate);
     bool dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const;
+    /// True when another ZeRO stage of the same recomputation and micro-batches is at least as fast
+    /// and small for every choice (SearchProblem::noBetterThan), so `c` need not be solved.
+    bool worseZeroStage(Combo& c);
     std::optional<Plan> pinnedBaseline(const Combo& c, const std::string& spec) const;
     void sweep(Combo& c, double ceilingScale, bool toTheEnd);
     void progress(double fraction) const;

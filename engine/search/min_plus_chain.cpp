@@ -1,27 +1,31 @@
 #include "engine/search/min_plus_chain.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace shardscope {
 
-MinPlusChain::MinPlusChain(Eigen::MatrixXd transfer) { nodes_.push_back(Node{std::move(transfer), {}, -1, -1}); }
+MinPlusChain::MinPlusChain(Eigen::MatrixXd transfer) { nodes_.push_back(Node{std::move(transfer), -1, -1}); }
 
 int MinPlusChain::product(int a, int b) {
     const Eigen::MatrixXd& A = nodes_[std::size_t(a)].m;
     const Eigen::MatrixXd& B = nodes_[std::size_t(b)].m;
-    const Eigen::Index rows = A.rows(), cols = B.cols();
+    const Eigen::Index rows = A.rows(), cols = B.cols(), inner = A.cols();
     Node c;
     c.m = Eigen::MatrixXd::Constant(rows, cols, std::numeric_limits<double>::infinity());
-    c.mid = Eigen::MatrixXi::Zero(rows, cols);
-    for (Eigen::Index k = 0; k < A.cols(); ++k) {
-        // Candidate through midpoint k: A(i, k) + B(k, j) for every (i, j).
-        const Eigen::MatrixXd through = A.col(k).replicate(1, cols) + B.row(k).replicate(rows, 1);
-        // Evaluated now: the comparison must see the minimum before this midpoint, for both selects.
-        const Eigen::Array<bool, Eigen::Dynamic, Eigen::Dynamic> better = through.array() < c.m.array();
-        c.m = better.select(through, c.m);
-        c.mid = better.select(Eigen::MatrixXi::Constant(rows, cols, int(k)), c.mid);
+    // Column by column (Eigen is column-major): C(:, j) = min over k of A(:, k) + B(k, j), the inner
+    // loop contiguous in both C and A. The midpoints are recomputed by path() for the few entries it
+    // needs instead of being stored for all.
+    for (Eigen::Index j = 0; j < cols; ++j) {
+        double* out = c.m.col(j).data();
+        for (Eigen::Index k = 0; k < inner; ++k) {
+            const double bkj = B(k, j);
+            const double* col = A.col(k).data();
+            for (Eigen::Index i = 0; i < rows; ++i)
+                out[i] = std::min(out[i], col[i] + bkj);
+        }
     }
-    states_ += double(rows) * double(cols) * double(A.cols());
+    states_ += double(rows) * double(cols) * double(inner);
     c.left = a;
     c.right = b;
     nodes_.push_back(std::move(c));
@@ -46,7 +50,15 @@ void MinPlusChain::expand(int node, int from, int to, std::vector<int>& out) con
         out.push_back(to);
         return;
     }
-    const int k = n.mid(from, to);
+    const Eigen::MatrixXd& A = nodes_[std::size_t(n.left)].m;
+    const Eigen::MatrixXd& B = nodes_[std::size_t(n.right)].m;
+    int k = 0;
+    double best = std::numeric_limits<double>::infinity();
+    for (int x = 0; x < int(A.cols()); ++x)
+        if (A(from, x) + B(x, to) < best) {
+            best = A(from, x) + B(x, to);
+            k = x;
+        }
     expand(n.left, from, k, out);
     expand(n.right, k, to, out);
 }

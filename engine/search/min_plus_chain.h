@@ -1,5 +1,5 @@
 #pragma once
-// Min-plus matrix powers with the argmins kept, so that the optimal sequence of boundary states
+// Min-plus matrix powers with the factors kept, so that the optimal sequence of boundary states
 // through L identical blocks can be expanded after the fact.
 
 #include <Eigen/Core>
@@ -9,7 +9,7 @@
 namespace shardscope {
 
 /// T^n under (min, +) by repeated squaring: O(K^3 log n) instead of O(K^2 n) per query, with every
-/// product's argmin midpoints kept for path() .
+/// product's two factors kept so that path() can find each midpoint again.
 class MinPlusChain {
 public:
     /// `transfer`(i, j) is the cost of going from boundary state i to state j through one block.
@@ -28,7 +28,6 @@ public:
 private:
     struct Node {
         Eigen::MatrixXd m;
-        Eigen::MatrixXi mid;
         int left = -1;
         int right = -1;
     };

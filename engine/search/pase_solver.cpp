@@ -26,6 +26,7 @@ Elimination problemFactors(const SearchProblem& problem, double lambda) {
 Solution PaseSolver::solve(const SearchProblem& problem, double lambda, const SolveControl& control) const {
     Elimination elim = problemFactors(problem, lambda);
     const std::vector<bool> keep(std::size_t(problem.size()), false);
+    elim.pruneDominated(keep);
     const std::vector<int> order = elim.greedyOrder(keep);
     const double largest = elim.largestTableOf(order);
     if (largest > kTableLimit)

@@ -116,6 +116,22 @@ double SearchProblem::minTimeIncrease(const SearchProblem& other) const {
     return total;
 }
 
+bool SearchProblem::noBetterThan(const SearchProblem& other) const {
+    for (int v = 0; v < size(); ++v) {
+        const OpTables& mine = op(v);
+        const OpTables& theirs = other.op(v);
+        if (&mine == &theirs)
+            continue;
+        if (mine.candidates != theirs.candidates)
+            return false;
+        for (std::size_t k = 0; k < mine.candidates.size(); ++k)
+            if (mine.time[k] < theirs.time[k] || mine.memory[k] < theirs.memory[k] ||
+                mine.transient[k] < theirs.transient[k])
+                return false;
+    }
+    return true;
+}
+
 void SearchProblem::dropEdges() {
     pairs_.clear();
     hasEdges_ = false;

@@ -54,6 +54,12 @@ public:
     /// sum_v min_k (time(v, k) - other.time(v, k)) for `other` with the same candidates: the optimum
     /// here is at least other's optimum plus this, when every edge costs at least what it costs in other.
     double minTimeIncrease(const SearchProblem& other) const;
+    /// True when `other`, over the same graph, mesh, pins, micro-batches and recomputation (so the same
+    /// edges), has the same candidates and every op no slower and no larger under each: then every
+    /// choice is at least as fast and as small there, and this problem need not be solved.
+    /// Example: ZeRO-1 against ZeRO-0 when the reduce-scatter plus all-gather costs what the
+    /// all-reduce did: the sharded optimizer states only shrink memory and optimizer time.
+    bool noBetterThan(const SearchProblem& other) const;
     /// Frees the pair tables (the op tables stay, for bounds).
     void dropEdges();
 

@@ -68,6 +68,7 @@ Solution TapasSolver::solve(const SearchProblem& problem, double lambda, const S
     }
     std::vector<bool> keep(domains.size(), false);
     keep[std::size_t(ghost)] = keep[std::size_t(rb->exitPosition)] = true;
+    block.pruneDominated(keep);
     if (!block.run(block.greedyOrder(keep), [&] { return control.stop.stop_requested(); })) {
         out.complete = false;
         return out;
@@ -122,6 +123,7 @@ Solution TapasSolver::solve(const SearchProblem& problem, double lambda, const S
         addPair(head, PairTable{exitOp0, lastExit, std::move(chained)}, localOf[exitOp0], localOf[lastExit], exitK, exitK);
     }
     const std::vector<bool> none(reduced.size(), false);
+    head.pruneDominated(none);
     if (!head.run(head.greedyOrder(none), [&] { return control.stop.stop_requested(); })) {
         out.complete = false;
         return out;

@@ -1,0 +1,172 @@
+#include "engine/search/dominance.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace shardscope {
+
+namespace {
+
+/// a - b, with equal infinities giving 0 (both values equally impossible there).
+double difference(double a, double b) { return a == b ? 0.0 : a - b; }
+
+/// One variable's view: its unary costs and, per pair factor, its rows over the neighbour's
+/// remaining values (row x = the costs of value x against each remaining neighbour value).
+struct Neighbourhood {
+    std::vector<double> unary;
+    std::vector<std::vector<double>> rows;   ///< per pair factor: domain(v) x remaining(w), row-major
+    std::vector<std::size_t> width;          ///< per pair factor: remaining(w)
+    std::vector<double> meanSum;             ///< per value x: sum over factors of the mean of row x
+    std::vector<double> maxSum, minSum;      ///< per value x: sums over factors of row x's max and min
+};
+
+/// Fills the per-value row summaries the quick tests of dominates() use.
+void summarise(Neighbourhood& n) {
+    const std::size_t kv = n.unary.size();
+    n.meanSum.assign(kv, 0.0);
+    n.maxSum.assign(kv, 0.0);
+    n.minSum.assign(kv, 0.0);
+    for (std::size_t f = 0; f < n.rows.size(); ++f) {
+        const std::size_t w = n.width[f];
+        if (w == 0)
+            continue;
+        for (std::size_t x = 0; x < kv; ++x) {
+            const double* r = n.rows[f].data() + x * w;
+            double sum = 0, hi = -Elimination::kInfinity, lo = Elimination::kInfinity;
+            for (std::size_t j = 0; j < w; ++j) {
+                sum += r[j];
+                hi = std::max(hi, r[j]);
+                lo = std::min(lo, r[j]);
+            }
+            n.meanSum[x] += sum / double(w);
+            n.maxSum[x] += hi;
+            n.minSum[x] += lo;
+        }
+    }
+}
+
+Neighbourhood neighbourhood(int v, const std::vector<int>& domains, const std::vector<CostTable>& factors,
+                            const std::vector<std::vector<int>>& alive) {
+    const int kv = domains[std::size_t(v)];
+    Neighbourhood n;
+    n.unary.assign(std::size_t(kv), 0.0);
+    for (const CostTable& f : factors) {
+        if (f.vars.size() == 1 && f.vars[0] == v) {
+            for (int x = 0; x < kv; ++x)
+                n.unary[std::size_t(x)] += f.table[std::size_t(x)];
+            continue;
+        }
+        if (f.vars.size() != 2 || (f.vars[0] != v && f.vars[1] != v))
+            continue;
+        const bool first = f.vars[0] == v;
+        const int w = first ? f.vars[1] : f.vars[0];
+        const std::vector<int>& js = alive[std::size_t(w)];
+        const std::size_t kw = std::size_t(domains[std::size_t(w)]);
+        std::vector<double> rows(std::size_t(kv) * js.size());
+        for (int x = 0; x < kv; ++x)
+            for (std::size_t j = 0; j < js.size(); ++j)
+                rows[std::size_t(x) * js.size() + j] = first ? f.table[std::size_t(x) * kw + std::size_t(js[j])]
+                                                             : f.table[std::size_t(js[j]) * std::size_t(kv) + std::size_t(x)];
+        n.rows.push_back(std::move(rows));
+        n.width.push_back(js.size());
+    }
+    summarise(n);
+    return n;
+}
+
+/// True when value y costs no more than x against every remaining neighbour value.
+bool dominates(const Neighbourhood& n, int y, int x) {
+    const double slack = difference(n.unary[std::size_t(x)], n.unary[std::size_t(y)]);
+    if (slack < 0)
+        return false;
+    // max_j (ry - rx) lies between mean(ry) - mean(rx) and max(ry) - min(rx): decide on those first.
+    if (std::isfinite(slack)) {
+        const double low = n.meanSum[std::size_t(y)] - n.meanSum[std::size_t(x)];
+        if (std::isfinite(low) && low > slack)
+            return false;
+    }
+    const double high = n.maxSum[std::size_t(y)] - n.minSum[std::size_t(x)];
+    if (std::isfinite(high) && high <= slack)
+        return true;
+    double used = 0;
+    for (std::size_t f = 0; f < n.rows.size(); ++f) {
+        const std::size_t w = n.width[f];
+        const double* ry = n.rows[f].data() + std::size_t(y) * w;
+        const double* rx = n.rows[f].data() + std::size_t(x) * w;
+        double worst = -Elimination::kInfinity;
+        for (std::size_t j = 0; j < w; ++j)
+            worst = std::max(worst, difference(ry[j], rx[j]));
+        used += worst;
+        if (used > slack)
+            return false;
+    }
+    return true;
+}
+
+/// The cheapest surviving values tried as dominators of each value: almost every removal comes from
+/// one of them, and trying all would cost O(k^2) checks per variable.
+constexpr std::size_t kDominators = 16;
+
+/// Removes the dominated values of v from alive[v]; returns whether any went.
+bool pruneVariable(int v, const std::vector<int>& domains, const std::vector<CostTable>& factors,
+                   std::vector<std::vector<int>>& alive) {
+    const Neighbourhood n = neighbourhood(v, domains, factors, alive);
+    std::vector<int> byCost = alive[std::size_t(v)];
+    std::stable_sort(byCost.begin(), byCost.end(),
+                     [&](int a, int b) { return n.unary[std::size_t(a)] < n.unary[std::size_t(b)]; });
+    // Cheapest first: a value can only be dominated by one at most as costly alone (slack >= 0), so
+    // the cheapest values still there are the dominators tried; one equally cheap may come later.
+    std::vector<bool> gone(byCost.size(), false);
+    for (std::size_t i = 0; i < byCost.size(); ++i) {
+        std::size_t tried = 0;
+        for (std::size_t j = 0; j < byCost.size() && tried < kDominators; ++j) {
+            if (j == i || gone[j])
+                continue;
+            if (n.unary[std::size_t(byCost[j])] > n.unary[std::size_t(byCost[i])])
+                break;
+            ++tried;
+            if (dominates(n, byCost[j], byCost[i])) {
+                gone[i] = true;
+                break;
+            }
+        }
+    }
+    std::vector<int> kept;
+    for (std::size_t i = 0; i < byCost.size(); ++i)
+        if (!gone[i])
+            kept.push_back(byCost[i]);
+    if (kept.size() == alive[std::size_t(v)].size())
+        return false;
+    std::sort(kept.begin(), kept.end());
+    alive[std::size_t(v)] = std::move(kept);
+    return true;
+}
+
+} // namespace
+
+std::vector<std::vector<int>> undominatedValues(const std::vector<int>& domains, const std::vector<CostTable>& factors,
+                                                const std::vector<bool>& keep) {
+    const std::size_t n = domains.size();
+    std::vector<std::vector<int>> alive(n);
+    for (std::size_t v = 0; v < n; ++v) {
+        alive[v].resize(std::size_t(domains[v]));
+        std::iota(alive[v].begin(), alive[v].end(), 0);
+    }
+    std::vector<bool> frozen = keep;
+    for (const CostTable& f : factors)
+        if (f.vars.size() > 2)
+            for (int v : f.vars)
+                frozen[std::size_t(v)] = true;
+    for (int round = 0; round < 2; ++round) {
+        bool changed = false;
+        for (std::size_t v = 0; v < n; ++v)
+            if (!frozen[v])
+                changed = pruneVariable(int(v), domains, factors, alive) || changed;
+        if (!changed)
+            break;
+    }
+    return alive;
+}
+
+} // namespace shardscope
