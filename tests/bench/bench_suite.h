@@ -26,6 +26,7 @@ struct BenchRow {
     std::string target;        ///< the issue's target for this row, in words
     // Plan-quality rows only:
     std::string baselineName;  ///< the best baseline over every mesh and settings combination
+    bool baselineFeasible = false; ///< whether that baseline fits
     std::string settings;      ///< what the search chose: "zero1 selective m16"
     double peakMemory = 0;     ///< the searched plan's peak bytes per device
     double capacity = 0;       ///< device memory

@@ -77,6 +77,7 @@ BenchRow runQualityCase(const QualityCase& k, int runs) {
     const BaselineFigures baseline = bestBaseline(b, c);
     row.baselineName = baseline.name;
     row.baselineStepTime = baseline.stepTime;
+    row.baselineFeasible = baseline.feasible;
     const StepSettings& s = last->plan.settings;
     row.settings = "zero" + std::to_string(s.zeroStage) + " " + std::string(recomputeName(s.recompute)) + " m" +
                    std::to_string(s.microbatches);
