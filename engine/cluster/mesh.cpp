@@ -2,6 +2,7 @@
 
 #include "engine/util/error.h"
 
+#include <bit>
 #include <cctype>
 #include <sstream>
 
@@ -68,9 +69,11 @@ int Mesh::stride(AxisId a) const {
 
 int Mesh::groupSize(AxisSet set) const {
     int n = 1;
-    for (std::size_t i = 0; i < axes.size(); ++i)
-        if (set & (AxisSet(1) << i))
+    for (AxisSet rest = set; rest; rest &= rest - 1) {
+        const auto i = static_cast<std::size_t>(std::countr_zero(rest));
+        if (i < axes.size())
             n *= axes[i].size;
+    }
     return n;
 }
 

@@ -271,15 +271,19 @@ EdgeCost CostModel::edgeCost(const Edge& e, const OpStrategy& from, const OpStra
 }
 
 double CostModel::edgeTime(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
+    const EdgeTimes t = edgeTimes(e, from, to);
+    return forwardPasses(e.to) * t.forward + t.backward;
+}
+
+CostModel::EdgeTimes CostModel::edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
     const double bytes = graph_.tensor(e.tensor).bytes();
     const int m = settings_.microbatches;
-    const int forwardCount = recomputed(graph_.op(e.to)) ? 2 * m : m;
-    double t = 0;
+    EdgeTimes t;
     for (const ReshardStep& step : reshard(from.value, to.value, bytes, mesh_))
-        t += forwardCount * comm_.time(step.kind, step.axes, step.bytes);
+        t.forward += m * comm_.time(step.kind, step.axes, step.bytes);
     if (needsGrad_[e.tensor.index()])
         for (const ReshardStep& step : reshard(to.gradient, from.gradient, bytes, mesh_))
-            t += m * comm_.time(step.kind, step.axes, step.bytes);
+            t.backward += m * comm_.time(step.kind, step.axes, step.bytes);
     return t;
 }
 
@@ -287,7 +291,7 @@ EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const Consu
     const Tensor& t = graph_.tensor(e.tensor);
     const int m = settings_.microbatches;
     EdgeCost cost;
-    const int forwardCount = recomputed(graph_.op(e.to)) ? 2 * m : m;
+    const int forwardCount = forwardPasses(e.to) * m;
     for (const ReshardStep& step : reshard(from.value, to.value, t.bytes(), mesh_))
         cost.collectives.push_back(
             collective(step.kind, step.axes, step.bytes, forwardCount, Phase::Forward, CommPurpose::Resharding, e.tensor));

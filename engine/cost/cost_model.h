@@ -48,6 +48,17 @@ public:
     EdgeCost edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
     /// Seconds per step of edge `e` between two ends: edgeCost(e, from, to).time(), without the breakdown.
     double edgeTime(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
+    /// An edge's time by pass: `forward` is one forward resharding per micro-batch, `backward` the
+    /// gradient's. edgeTime() == forwardPasses(e.to) * forward + backward, so the parts are the same under
+    /// every recomputation setting and only forwardPasses() of the consumer changes.
+    struct EdgeTimes {
+        double forward = 0;
+        double backward = 0;
+    };
+    /// edgeTime() split by pass.
+    EdgeTimes edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
+    /// How often the forward reshardings into `consumer` run per micro-batch: 2 when it is recomputed.
+    int forwardPasses(OpId consumer) const { return recomputed(graph_.op(consumer)) ? 2 : 1; }
 
     /// Every edge, ordered by consumer in topological order.
     const std::vector<Edge>& edges() const { return edges_; }

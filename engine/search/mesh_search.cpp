@@ -77,8 +77,14 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
                 p.shareEdges(*other->problem);
                 break;
             }
-        if (!p.hasEdges())
+        // Nor, but for how often the forward part runs, on recomputation: weigh this count's parts.
+        if (!p.hasEdges() && edgeParts_ && edgePartsOf_ == c.settings.microbatches)
+            p.useEdgeParts(edgeParts_);
+        if (!p.hasEdges()) {
             p.buildEdges(in_.stop);
+            edgeParts_ = p.edgeParts();
+            edgePartsOf_ = c.settings.microbatches;
+        }
         if (p.cancelled()) {
             cancelled_ = true;
             Solution stopped;
@@ -242,6 +248,7 @@ void MeshSearch::explore() {
                     c->problem->dropEdges();
         }
         // A new micro-batch count has other candidates: the op tables of this one bound nothing there.
+        edgeParts_.reset();
         for (auto& [key, c] : combos_)
             if (c->problem && std::find(pending_.begin(), pending_.end(), c->settings) == pending_.end())
                 c->problem.reset();

@@ -136,6 +136,8 @@ private:
     std::map<std::tuple<int, int, int>, std::unique_ptr<Combo>> combos_;
     std::vector<std::pair<StepSettings, double>> searchBounds_;  ///< lower bound per combination
     std::vector<StepSettings> pending_;                          ///< for fitMemory(), fastest first
+    std::shared_ptr<const EdgeParts> edgeParts_;                 ///< of the micro-batch count explored
+    int edgePartsOf_ = 0;                                        ///< that count
     std::optional<CandidatePlan> best_;
     double ownBestFeasible_ = std::numeric_limits<double>::infinity();
     std::vector<std::string> notes_;

@@ -3,6 +3,7 @@
 #include "engine/cost/cost_model.h"
 #include "engine/plans/baselines.h"
 #include "engine/search/fit_advice.h"
+#include "engine/search/mesh_equivalence.h"
 #include "engine/search/mesh_search.h"
 #include "engine/util/error.h"
 
@@ -129,6 +130,19 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     };
     std::vector<std::unique_ptr<MeshSearch>> searches(meshes.size());
     std::vector<std::string> errors(meshes.size());
+    std::vector<AxisSet> zeroAxes(meshes.size());
+    for (std::size_t i = 0; i < meshes.size(); ++i) {
+        const auto data = meshes[i].find("data");
+        zeroAxes[i] = r.settings.zeroAxes ? r.settings.zeroAxes : data ? axisBit(*data) : AxisSet(0);
+    }
+    // A mesh that prices every plan as an earlier one does (axes reordered) gets only its floor:
+    // its search would find the earlier one's optimum. Pins name axes by index, so not with pins.
+    const bool anyPin = std::any_of(pins.begin(), pins.end(), [](const auto& p) { return p.has_value(); });
+    std::vector<std::optional<std::size_t>> sameAs(meshes.size());
+    for (std::size_t i = 1; i < meshes.size() && !anyPin; ++i)
+        for (std::size_t j = 0; j < i && !sameAs[i]; ++j)
+            if (!sameAs[j] && equivalentAxes(*r.cluster, meshes[j], zeroAxes[j], meshes[i], zeroAxes[i]))
+                sameAs[i] = j;
     for (std::size_t i = 0; i < meshes.size(); ++i) {
         MeshSearchInput in;
         in.cluster = r.cluster;
@@ -137,7 +151,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         const int dataDegree = data ? meshes[i].size(*data) : 1;
         in.space = settingsSpace(r.settings, open, r.family ? std::optional<int>(r.family->globalBatch) : std::nullopt,
                                  dataDegree);
-        in.zeroAxes = r.settings.zeroAxes ? r.settings.zeroAxes : data ? axisBit(*data) : AxisSet(0);
+        in.zeroAxes = zeroAxes[i];
         in.pins = pins;
         in.locks = r.locks;
         in.algorithm = r.algorithm;
@@ -147,7 +161,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     }
     auto pass = [&](void (MeshSearch::*step)()) {
         onPool(meshes.size(), r.threads, [&](std::size_t i) {
-            if (!errors[i].empty())
+            if (!errors[i].empty() || (sameAs[i] && step != &MeshSearch::floor))
                 return;
             try {
                 (searches[i].get()->*step)();
@@ -183,6 +197,17 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         }
         for (const std::string& n : s.notes())
             rep.notes.push_back(meshes.size() > 1 ? meshes[i].toString() + ": " + n : n);
+        if (sameAs[i]) {
+            rep.notes.push_back(meshes[i].toString() + ": prices every plan as " + meshes[*sameAs[i]].toString() +
+                                " does with its axes reordered; searched there");
+            if (const auto& twin = searches[*sameAs[i]]->best(); twin && (!s.best() || preferred(twin->score, s.best()->score)))
+                rep.meshesTried.push_back({meshes[i], twin->score.stepTime, twin->score.feasible});
+            else if (s.best())
+                rep.meshesTried.push_back({meshes[i], s.best()->score.stepTime, s.best()->score.feasible});
+            if (s.best() && (!best || preferred(s.best()->score, searches[*best]->best()->score)))
+                best = i;
+            continue;
+        }
         if (!s.best())
             continue;
         rep.meshesTried.push_back({meshes[i], s.best()->score.stepTime, s.best()->score.feasible});

@@ -85,8 +85,18 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
 }
 
 void SearchProblem::shareEdges(const SearchProblem& other) {
-    pairs_ = other.pairs_;
-    hasEdges_ = other.hasEdges_;
+    if (other.model_.settings().recompute == model_.settings().recompute) {
+        pairs_ = other.pairs_;
+        parts_ = other.parts_;
+        hasEdges_ = other.hasEdges_;
+    } else if (other.parts_) {
+        useEdgeParts(other.parts_);
+    }
+}
+
+void SearchProblem::useEdgeParts(std::shared_ptr<const EdgeParts> parts) {
+    parts_ = std::move(parts);
+    combineParts();
 }
 
 double SearchProblem::minStepTime() const {
@@ -126,14 +136,16 @@ bool SearchProblem::noBetterThan(const SearchProblem& other) const {
             return false;
         for (std::size_t k = 0; k < mine.candidates.size(); ++k)
             if (mine.time[k] < theirs.time[k] || mine.memory[k] < theirs.memory[k] ||
-                mine.transient[k] < theirs.transient[k])
+                mine.transient[k] < theirs.transient[k]) {
                 return false;
+            }
     }
     return true;
 }
 
 void SearchProblem::dropEdges() {
     pairs_.clear();
+    parts_.reset();
     hasEdges_ = false;
 }
 
@@ -142,8 +154,9 @@ void SearchProblem::buildEdges(std::stop_token stop) {
         return;
     const RepeatedBlocks* folded = folded_;
     const std::vector<std::size_t>& source = source_;
-    // Edge tables [producer candidate][consumer candidate], summed per pair of ops. A pair inside a
-    // folded block (3..L) shares the table of its twin in block 2 (or of the entry from block 1).
+    // Edge tables [candidate of a][candidate of b], summed per pair of ops a < b and kept by pass. A
+    // pair inside a folded block (3..L) shares the tables of its twin in block 2 (or of the entry from
+    // block 1).
     const auto& edges = model_.edges();
     auto twinOf = [&](const Edge& e) -> std::pair<int, int> {
         const int from = folded->blockOf[e.from.index()] == folded->blockOf[e.to.index()]
@@ -154,13 +167,18 @@ void SearchProblem::buildEdges(std::stop_token stop) {
     auto key = [](int a, int b) { return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b); };
     std::unordered_map<std::uint64_t, std::size_t> pairIndex;
     pairIndex.reserve(edges.size());
-    std::vector<std::vector<double>> sums;
+    struct Sums {
+        std::vector<double> intoB, intoA, backward;
+    };
+    std::vector<Sums> sums;
     struct Shared {
         bool shared = false;
         std::uint64_t twin = 0;   ///< key of the twin pair
         bool transposed = false;  ///< the twin's ops are ordered the other way round
     };
     std::vector<Shared> sharedPairs;
+    auto parts = std::make_shared<EdgeParts>();
+    EdgeCache cache;
     for (std::size_t i = 0; i < edges.size(); ++i) {
         if (stop.stop_requested()) {
             cancelled_ = true;
@@ -169,9 +187,9 @@ void SearchProblem::buildEdges(std::stop_token stop) {
         const Edge& e = edges[i];
         const int u = e.from.value, w = e.to.value;
         const int a = std::min(u, w), b = std::max(u, w);
-        auto [it, fresh] = pairIndex.emplace(key(a, b), pairs_.size());
+        auto [it, fresh] = pairIndex.emplace(key(a, b), parts->pairs.size());
         if (fresh) {
-            pairs_.push_back(PairTable{a, b, nullptr});
+            parts->pairs.push_back(EdgeParts::Pair{a, b, nullptr, nullptr, nullptr});
             sums.emplace_back();
             sharedPairs.emplace_back();
         }
@@ -180,52 +198,111 @@ void SearchProblem::buildEdges(std::stop_token stop) {
             sharedPairs[it->second] = Shared{true, key(std::min(tu, tw), std::max(tu, tw)), (u < w) != (tu < tw)};
             continue;
         }
-        std::vector<double>& sum = sums[it->second];
-        const std::size_t kb = std::size_t(choices(b));
-        if (sum.empty())
-            sum.assign(std::size_t(choices(a)) * kb, 0.0);
-        const std::vector<double> t = edgeTable(e);
+        Sums& sum = sums[it->second];
+        const std::size_t ka = std::size_t(choices(a)), kb = std::size_t(choices(b));
+        std::vector<double>& forward = u == a ? sum.intoB : sum.intoA;
+        for (std::vector<double>* v : {&forward, &sum.backward})
+            if (v->empty())
+                v->assign(ka * kb, 0.0);
+        const auto [f, g] = edgeTables(e, cache);
         const std::size_t ku = std::size_t(choices(u)), kw = std::size_t(choices(w));
         for (std::size_t x = 0; x < ku; ++x)
-            for (std::size_t y = 0; y < kw; ++y)
-                sum[u == a ? x * kb + y : y * kb + x] += t[x * kw + y];
+            for (std::size_t y = 0; y < kw; ++y) {
+                const std::size_t at = u == a ? x * kb + y : y * kb + x;
+                forward[at] += f[x * kw + y];
+                sum.backward[at] += g[x * kw + y];
+            }
     }
-    for (std::size_t p = 0; p < pairs_.size(); ++p)
-        if (!sharedPairs[p].shared)
-            pairs_[p].values = std::make_shared<const std::vector<double>>(std::move(sums[p]));
-    for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    auto own = [](std::vector<double>& v) {
+        return v.empty() ? nullptr : std::make_shared<const std::vector<double>>(std::move(v));
+    };
+    for (std::size_t p = 0; p < parts->pairs.size(); ++p)
+        if (!sharedPairs[p].shared) {
+            parts->pairs[p].intoB = own(sums[p].intoB);
+            parts->pairs[p].intoA = own(sums[p].intoA);
+            parts->pairs[p].backward = own(sums[p].backward);
+        }
+    for (std::size_t p = 0; p < parts->pairs.size(); ++p) {
         if (!sharedPairs[p].shared)
             continue;
-        const PairTable& src = pairs_[pairIndex.at(sharedPairs[p].twin)];
+        const EdgeParts::Pair& src = parts->pairs[pairIndex.at(sharedPairs[p].twin)];
+        EdgeParts::Pair& dst = parts->pairs[p];
         if (!sharedPairs[p].transposed) {
-            pairs_[p].values = src.values;
+            dst.intoB = src.intoB;
+            dst.intoA = src.intoA;
+            dst.backward = src.backward;
             continue;
         }
-        // The twin's ops are ordered the other way round: transpose once.
+        // The twin's ops are ordered the other way round: transpose once, and its forward
+        // directions swap.
         const std::size_t ka = std::size_t(choices(src.a)), kb = std::size_t(choices(src.b));
-        std::vector<double> t(ka * kb);
-        for (std::size_t x = 0; x < ka; ++x)
-            for (std::size_t y = 0; y < kb; ++y)
-                t[y * ka + x] = src.table()[x * kb + y];
-        pairs_[p].values = std::make_shared<const std::vector<double>>(std::move(t));
+        auto transpose = [&](const std::shared_ptr<const std::vector<double>>& v) -> std::shared_ptr<const std::vector<double>> {
+            if (!v)
+                return nullptr;
+            std::vector<double> t(ka * kb);
+            for (std::size_t x = 0; x < ka; ++x)
+                for (std::size_t y = 0; y < kb; ++y)
+                    t[y * ka + x] = (*v)[x * kb + y];
+            return std::make_shared<const std::vector<double>>(std::move(t));
+        };
+        dst.intoB = transpose(src.intoA);
+        dst.intoA = transpose(src.intoB);
+        dst.backward = transpose(src.backward);
+    }
+    parts_ = std::move(parts);
+    combineParts();
+}
+
+void SearchProblem::combineParts() {
+    // How often each op's input reshardings run forward: twice when this setting recomputes it.
+    auto passes = [&](int consumer) { return double(model_.forwardPasses(OpId(std::size_t(consumer)))); };
+    pairs_.clear();
+    pairs_.reserve(parts_->pairs.size());
+    // Folded repeats share their parts; they share the combined table too.
+    std::map<const std::vector<double>*, std::shared_ptr<const std::vector<double>>> combined;
+    for (const EdgeParts::Pair& p : parts_->pairs) {
+        auto& slot = combined[p.backward.get()];
+        if (!slot) {
+            std::vector<double> t = *p.backward;
+            const double intoB = passes(p.b), intoA = passes(p.a);
+            if (p.intoB)
+                for (std::size_t i = 0; i < t.size(); ++i)
+                    t[i] += intoB * (*p.intoB)[i];
+            if (p.intoA)
+                for (std::size_t i = 0; i < t.size(); ++i)
+                    t[i] += intoA * (*p.intoA)[i];
+            slot = std::make_shared<const std::vector<double>>(std::move(t));
+        }
+        pairs_.push_back(PairTable{p.a, p.b, slot});
     }
     hasEdges_ = true;
 }
 
-std::vector<double> SearchProblem::edgeTable(const Edge& e) const {
+std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(const Edge& e, EdgeCache& cache) const {
     const auto& cu = candidates(e.from.value);
     const auto& cw = candidates(e.to.value);
     const EndGroups<CostModel::ProducerEnd> from(cu, [&](const OpStrategy& s) { return model_.producerEnd(e, s); });
     const EndGroups<CostModel::ConsumerEnd> to(cw, [&](const OpStrategy& s) { return model_.consumerEnd(e, s); });
-    std::vector<double> distinct(from.ends.size() * to.ends.size());
-    for (std::size_t i = 0; i < from.ends.size(); ++i)
-        for (std::size_t j = 0; j < to.ends.size(); ++j)
-            distinct[i * to.ends.size() + j] = model_.edgeTime(e, from.ends[i], to.ends[j]);
-    std::vector<double> table(cu.size() * cw.size());
+    // Edges of the same tensor size, gradient need and ends (say the same layer's in several
+    // unfolded blocks) cost the same: cost the distinct pairs of ends once per build.
+    auto [slot, fresh] = cache.try_emplace(
+        EdgeKey{model_.graph().tensor(e.tensor).bytes(), model_.needsGradient(e.tensor), from.ends, to.ends});
+    std::vector<CostModel::EdgeTimes>& distinct = slot->second;
+    if (fresh) {
+        distinct.resize(from.ends.size() * to.ends.size());
+        for (std::size_t i = 0; i < from.ends.size(); ++i)
+            for (std::size_t j = 0; j < to.ends.size(); ++j)
+                distinct[i * to.ends.size() + j] = model_.edgeTimes(e, from.ends[i], to.ends[j]);
+    }
+    std::vector<double> forward(cu.size() * cw.size()), backward(cu.size() * cw.size());
     for (std::size_t i = 0; i < cu.size(); ++i)
-        for (std::size_t j = 0; j < cw.size(); ++j)
-            table[i * cw.size() + j] = distinct[std::size_t(from.groupOf[i]) * to.ends.size() + std::size_t(to.groupOf[j])];
-    return table;
+        for (std::size_t j = 0; j < cw.size(); ++j) {
+            const CostModel::EdgeTimes& t =
+                distinct[std::size_t(from.groupOf[i]) * to.ends.size() + std::size_t(to.groupOf[j])];
+            forward[i * cw.size() + j] = t.forward;
+            backward[i * cw.size() + j] = t.backward;
+        }
+    return {std::move(forward), std::move(backward)};
 }
 
 double SearchProblem::objective(const std::vector<int>& choice, double lambda) const {

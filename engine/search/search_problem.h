@@ -6,9 +6,11 @@
 #include "engine/cost/cost_model.h"
 #include "engine/search/repeated_blocks.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <stop_token>
+#include <tuple>
 #include <vector>
 
 namespace shardscope {
@@ -22,6 +24,21 @@ struct PairTable {
 
     /// The entries.
     const std::vector<double>& table() const { return *values; }
+};
+
+/// The pair tables of one graph split by pass (CostModel::EdgeTimes), before the recomputation
+/// setting weighs them: pair table = passes(b) x intoB + passes(a) x intoA + backward, where passes
+/// is CostModel::forwardPasses of the consumer. Every recomputation setting of one graph, mesh, pins
+/// and folding shares them; folded repeats share one entry's vectors.
+struct EdgeParts {
+    struct Pair {
+        int a = 0;
+        int b = 0;
+        std::shared_ptr<const std::vector<double>> intoB;     ///< forward, edges a -> b
+        std::shared_ptr<const std::vector<double>> intoA;     ///< forward, edges b -> a (null if none)
+        std::shared_ptr<const std::vector<double>> backward;  ///< every edge's gradient resharding
+    };
+    std::vector<Pair> pairs;
 };
 
 /// Candidates and additive costs of one graph under one cost model.
@@ -42,9 +59,14 @@ public:
 
     /// Builds the pair tables of a problem made with Edges::Deferred.
     void buildEdges(std::stop_token stop = {});
-    /// Takes the pair tables of `other`, a problem over the same graph, mesh, pins, folding,
-    /// micro-batches and recomputation: edge costs do not depend on ZeRO or the optimizer.
+    /// Takes the pair tables of `other`, a problem over the same graph, mesh, pins, folding and
+    /// micro-batches: edge costs do not depend on ZeRO or the optimizer, and recomputation only
+    /// changes how often the forward part runs (EdgeParts).
     void shareEdges(const SearchProblem& other);
+    /// Builds the pair tables from `parts` of a problem over the same graph, mesh, pins and folding.
+    void useEdgeParts(std::shared_ptr<const EdgeParts> parts);
+    /// The pass-split pair tables once built (null before), to share with other recomputations.
+    const std::shared_ptr<const EdgeParts>& edgeParts() const { return parts_; }
     /// True once the pair tables are there.
     bool hasEdges() const { return hasEdges_; }
     /// A lower bound on the step time of every choice: each op's fastest candidate, no resharding.
@@ -101,7 +123,14 @@ private:
         std::vector<double> time, memory, transient;
     };
     const OpTables& op(int v) const { return *ops_[static_cast<std::size_t>(v)]; }
-    std::vector<double> edgeTable(const Edge& e) const;
+    /// What an edge's times depend on: tensor bytes, whether it has a gradient, and its distinct ends.
+    using EdgeKey = std::tuple<double, bool, std::vector<CostModel::ProducerEnd>, std::vector<CostModel::ConsumerEnd>>;
+    /// Times of every pair of distinct ends, per key, within one build.
+    using EdgeCache = std::map<EdgeKey, std::vector<CostModel::EdgeTimes>>;
+    /// Edge `e`'s forward and backward tables [producer candidate][consumer candidate].
+    std::pair<std::vector<double>, std::vector<double>> edgeTables(const Edge& e, EdgeCache& cache) const;
+    /// pairs_ from parts_, weighing the forward parts by this model's recomputation.
+    void combineParts();
 
     const CostModel& model_;
     const RepeatedBlocks* folded_ = nullptr;
@@ -110,6 +139,7 @@ private:
     bool hasEdges_ = false;
     std::vector<std::size_t> source_;   ///< per op, the op whose tables it shares
     std::vector<PairTable> pairs_;
+    std::shared_ptr<const EdgeParts> parts_;
 };
 
 } // namespace shardscope

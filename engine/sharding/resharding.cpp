@@ -2,41 +2,29 @@
 
 namespace shardscope {
 
-namespace {
-
-int dimOf(const TensorSharding& t, std::size_t axis) {
-    for (std::size_t d = 0; d < t.dims.size(); ++d)
-        if (t.dims[d] & (AxisSet(1) << axis))
-            return static_cast<int>(d);
-    return -1;
-}
-
-} // namespace
-
 ReshardSteps reshard(const TensorSharding& from, const TensorSharding& to, double fullBytes, const Mesh& mesh) {
-    AxisSet allReduce = 0, reduceScatter = 0, allToAll = 0, allGather = 0, slice = 0;
-    for (std::size_t a = 0; a < mesh.rank(); ++a) {
-        const AxisSet bit = AxisSet(1) << a;
-        const int src = dimOf(from, a);
-        const int dst = dimOf(to, a);
-        if (from.partial & bit) {
-            if (to.partial & bit)
-                continue;
-            if (dst >= 0)
-                reduceScatter |= bit;
-            else
-                allReduce |= bit;
-        } else if (src >= 0) {
-            if (dst == src)
-                continue;
-            if (dst >= 0)
-                allToAll |= bit;
-            else
-                allGather |= bit;
-        } else if (dst >= 0) {
-            slice |= bit;
-        }
+    // Per mesh axis, as bit sets (an axis splits at most one dimension of a sharding): partial ->
+    // all-reduce, or reduce-scatter when `to` splits on it; split on the same dimension -> nothing;
+    // on another dimension -> all-to-all; on none -> all-gather; replicated -> split: a local slice.
+    const AxisSet onMesh = mesh.rank() >= 32 ? ~AxisSet(0) : (AxisSet(1) << mesh.rank()) - 1;
+    AxisSet source = 0, target = 0, stays = 0;
+    for (std::size_t d = 0; d < from.dims.size(); ++d) {
+        source |= from.dims[d];
+        if (d < to.dims.size())
+            stays |= from.dims[d] & to.dims[d];
     }
+    for (AxisSet d : to.dims)
+        target |= d;
+    source &= onMesh;
+    target &= onMesh;
+    const AxisSet reducing = from.partial & ~to.partial & onMesh;
+    const AxisSet plain = ~from.partial & onMesh;
+    const AxisSet allReduce = reducing & ~target;
+    const AxisSet reduceScatter = reducing & target;
+    const AxisSet moved = plain & source & ~stays;
+    const AxisSet allToAll = moved & target;
+    const AxisSet allGather = moved & ~target;
+    const AxisSet slice = plain & ~source & target;
     ReshardSteps steps;
     // Local size as the steps proceed: start from the producer's shard.
     double local = fullBytes / mesh.groupSize(from.splitAxes());

@@ -8,7 +8,9 @@
 #include "engine/io/model_file.h"
 #include "engine/io/plan_file.h"
 #include "engine/plans/baselines.h"
+#include "engine/cost/evaluation.h"
 #include "engine/search/local_search.h"
+#include "engine/search/mesh_equivalence.h"
 #include "engine/search/search.h"
 #include "engine/search/solver.h"
 #include "engine/util/error.h"
@@ -316,6 +318,61 @@ private slots:
         QVERIFY(result->report.cancelled);
         QVERIFY(result->plan.verify(g).empty());
         QVERIFY(result->evaluation->stepTime > 0);
+    }
+    void innerAxesSwappedOnOneSwitchPriceEveryPlanTheSame() {
+        // DGX H100 nodes (one NVSwitch): data=4,seq=2,model=4 and data=4,seq=4,model=2 are the same
+        // mesh with seq and model swapped. 50 random plans on the first, moved to the second through
+        // the permutation, evaluate to the same step time and peak memory.
+        const Cluster c = clusterPreset("dgx-h100", 4);
+        const Mesh a = Mesh::parse("data=4,seq=2,model=4"), b = Mesh::parse("data=4,seq=4,model=2");
+        const auto p = equivalentAxes(c, a, 1, b, 1);
+        QVERIFY(p);
+        QCOMPARE(*p, (std::vector<std::size_t>{0, 2, 1}));
+        const Graph g = preset("gpt", {"layers=2", "hidden=256", "heads=8", "seq=128", "batch=16"});
+        const CostModel ma(g, c, a, StepSettings{}), mb(g, c, b, StepSettings{});
+        std::mt19937 rng(5);
+        for (int i = 0; i < 50; ++i) {
+            Plan pa = Plan::replicated(g.ops().size(), a), pb = Plan::replicated(g.ops().size(), b);
+            for (std::size_t o = 0; o < g.ops().size(); ++o) {
+                const auto all = enumerateStrategies(g.ops()[o], a);
+                pa.strategies[o] = all[std::uniform_int_distribution<std::size_t>(0, all.size() - 1)(rng)];
+                for (std::size_t x = 0; x < a.rank(); ++x)
+                    pb.strategies[o].factorOfAxis[(*p)[x]] = pa.strategies[o].factorOfAxis[x];
+            }
+            const auto ea = evaluate(ma, pa), eb = evaluate(mb, pb);
+            QCOMPARE(eb->stepTime, ea->stepTime);
+            QCOMPARE(eb->peakMemory, ea->peakMemory);
+        }
+    }
+    void meshesThatPriceDifferentlyAreNotMerged() {
+        const Cluster h100 = clusterPreset("dgx-h100", 4);
+        // Different sizes on the data axis.
+        QVERIFY(!equivalentAxes(h100, Mesh::parse("data=8,model=4"), 1, Mesh::parse("data=4,model=8"), 1));
+        // ZeRO's axis must map to ZeRO's axis.
+        QVERIFY(!equivalentAxes(h100, Mesh::parse("data=4,seq=2,model=4"), 1, Mesh::parse("data=4,seq=4,model=2"), 4));
+        // Pairs of GPUs on a fast bridge, four pairs to a board: a group of four spans two levels, a
+        // strided group of four (one GPU of each pair) spans the board only.
+        Cluster bridged = h100;
+        bridged.levels = {LinkLevel{"pair", 2, 400e9, 1e-6}, LinkLevel{"board", 4, 100e9, 2e-6},
+                          LinkLevel{"cluster", 4, 50e9, 5e-6}};
+        QVERIFY(!equivalentAxes(bridged, Mesh::parse("data=4,seq=2,model=4"), 1, Mesh::parse("data=4,seq=4,model=2"), 1));
+    }
+    void aMeshSearchedAsItsTwinFindsTheTwinsStepTime() {
+        // Searched on every candidate mesh, data=2,seq=4,model=2 is solved as data=2,seq=2,model=4;
+        // searched alone, it finds the same step time the joint search reports for it.
+        const Graph g = preset("gpt", {"layers=2", "hidden=512", "heads=8", "seq=256", "batch=16"});
+        const Cluster c = clusterPreset("dgx-h100", 2);
+        const auto all = search(request(g, c, "auto"));
+        bool noted = false;
+        for (const std::string& n : all->report.notes)
+            noted = noted || n.find("data=2,seq=4,model=2: prices every plan as data=2,seq=2,model=4") == 0;
+        QVERIFY(noted);
+        const auto alone = search(request(g, c, "data=2,seq=4,model=2"));
+        const auto twin = search(request(g, c, "data=2,seq=2,model=4"));
+        QVERIFY(std::abs(alone->evaluation->stepTime - twin->evaluation->stepTime) <= 1e-9 * twin->evaluation->stepTime);
+        for (const MeshTried& m : all->report.meshesTried)
+            if (m.mesh.toString() == "data=2,seq=4,model=2")
+                QVERIFY(std::abs(m.stepTime - alone->evaluation->stepTime) <= 1e-9 * m.stepTime);
     }
     void deterministicAcrossThreadCounts() {
         const Graph g = preset("llama");
