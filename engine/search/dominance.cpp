@@ -19,6 +19,7 @@ struct Neighbourhood {
     std::vector<std::size_t> width;          ///< per pair factor: remaining(w)
     std::vector<double> meanSum;             ///< per value x: sum over factors of the mean of row x
     std::vector<double> maxSum, minSum;      ///< per value x: sums over factors of row x's max and min
+    std::vector<std::vector<std::size_t>> highAt, lowAt;  ///< per pair factor, per value: where its row peaks and dips
 };
 
 /// Fills the per-value row summaries the quick tests of dominates() use.
@@ -27,6 +28,8 @@ void summarise(Neighbourhood& n) {
     n.meanSum.assign(kv, 0.0);
     n.maxSum.assign(kv, 0.0);
     n.minSum.assign(kv, 0.0);
+    n.highAt.assign(n.rows.size(), std::vector<std::size_t>(kv, 0));
+    n.lowAt.assign(n.rows.size(), std::vector<std::size_t>(kv, 0));
     for (std::size_t f = 0; f < n.rows.size(); ++f) {
         const std::size_t w = n.width[f];
         if (w == 0)
@@ -36,8 +39,14 @@ void summarise(Neighbourhood& n) {
             double sum = 0, hi = -Elimination::kInfinity, lo = Elimination::kInfinity;
             for (std::size_t j = 0; j < w; ++j) {
                 sum += r[j];
-                hi = std::max(hi, r[j]);
-                lo = std::min(lo, r[j]);
+                if (r[j] > hi) {
+                    hi = r[j];
+                    n.highAt[f][x] = j;
+                }
+                if (r[j] < lo) {
+                    lo = r[j];
+                    n.lowAt[f][x] = j;
+                }
             }
             n.meanSum[x] += sum / double(w);
             n.maxSum[x] += hi;
@@ -89,6 +98,19 @@ bool dominates(const Neighbourhood& n, int y, int x) {
     const double high = n.maxSum[std::size_t(y)] - n.minSum[std::size_t(x)];
     if (std::isfinite(high) && high <= slack)
         return true;
+    // Probes: max_j (ry - rx) is at least its value where y's row peaks and where x's row dips.
+    double probed = 0;
+    for (std::size_t f = 0; f < n.rows.size(); ++f) {
+        const std::size_t w = n.width[f];
+        if (w == 0)
+            continue;
+        const double* ry = n.rows[f].data() + std::size_t(y) * w;
+        const double* rx = n.rows[f].data() + std::size_t(x) * w;
+        const std::size_t a = n.highAt[f][std::size_t(y)], b = n.lowAt[f][std::size_t(x)];
+        probed += std::max(difference(ry[a], rx[a]), difference(ry[b], rx[b]));
+    }
+    if (probed > slack)
+        return false;
     double used = 0;
     for (std::size_t f = 0; f < n.rows.size(); ++f) {
         const std::size_t w = n.width[f];

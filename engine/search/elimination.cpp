@@ -187,50 +187,52 @@ CostTable Elimination::combine(const std::vector<const CostTable*>& given, const
     CostTable out{scope, std::vector<double>(size, kInfinity)};
     std::vector<double> sum(last);
     std::vector<std::size_t> digit(ns, 0), base(nf, 0);
-    for (int x = 0; x < kv; ++x) {
-        for (std::size_t f = 0; f < nf; ++f)
-            base[f] = std::size_t(x) * strideX[f];
-        std::fill(digit.begin(), digit.end(), 0);
-        for (std::size_t row = 0; row < prefixRows; ++row) {
-            // Large tables take a while: honour a stop request inside them too.
-            if (stop && *stop && (row & 0xfff) == 0xfff && (*stop)()) {
-                out.vars.clear();
-                out.table.clear();
-                return out;
-            }
+    // Rows outermost, x inside: one output row stays in the first-level cache while every x is
+    // folded into it.
+    for (std::size_t row = 0; row < prefixRows; ++row) {
+        // Large tables take a while: honour a stop request inside them too.
+        if (stop && *stop && (row & 0xff) == 0xff && (*stop)()) {
+            out.vars.clear();
+            out.table.clear();
+            return out;
+        }
+        double* o = out.table.data() + row * last;
+        for (int x = 0; x < kv; ++x) {
             double t = 0;
             for (std::size_t f : otherIds)
-                t += factors[f]->table[base[f]];
-            double* o = out.table.data() + row * last;
+                t += factors[f]->table[base[f] + std::size_t(x) * strideX[f]];
             if (lastIds.empty()) {
                 for (std::size_t j = 0; j < last; ++j)
                     o[j] = std::min(o[j], t);
             } else if (lastIds.size() == 1) {
-                const double* a = factors[lastIds[0]]->table.data() + base[lastIds[0]];
+                const std::size_t f = lastIds[0];
+                const double* a = factors[f]->table.data() + base[f] + std::size_t(x) * strideX[f];
                 for (std::size_t j = 0; j < last; ++j)
                     o[j] = std::min(o[j], t + a[j]);
             } else {
-                const double* a = factors[lastIds[0]]->table.data() + base[lastIds[0]];
+                const std::size_t f0 = lastIds[0];
+                const double* a = factors[f0]->table.data() + base[f0] + std::size_t(x) * strideX[f0];
                 for (std::size_t j = 0; j < last; ++j)
                     sum[j] = t + a[j];
                 for (std::size_t i = 1; i < lastIds.size(); ++i) {
-                    const double* b = factors[lastIds[i]]->table.data() + base[lastIds[i]];
+                    const std::size_t f = lastIds[i];
+                    const double* b = factors[f]->table.data() + base[f] + std::size_t(x) * strideX[f];
                     for (std::size_t j = 0; j < last; ++j)
                         sum[j] += b[j];
                 }
                 for (std::size_t j = 0; j < last; ++j)
                     o[j] = std::min(o[j], sum[j]);
             }
-            // Odometer over the scope but its last variable.
-            for (std::size_t i = ns > 0 ? ns - 1 : 0; i-- > 0;) {
-                for (std::size_t f = 0; f < nf; ++f)
-                    base[f] += stride[f * ns + i];
-                if (++digit[i] < std::size_t(domains_[std::size_t(scope[i])]))
-                    break;
-                for (std::size_t f = 0; f < nf; ++f)
-                    base[f] -= stride[f * ns + i] * std::size_t(domains_[std::size_t(scope[i])]);
-                digit[i] = 0;
-            }
+        }
+        // Odometer over the scope but its last variable.
+        for (std::size_t i = ns > 0 ? ns - 1 : 0; i-- > 0;) {
+            for (std::size_t f = 0; f < nf; ++f)
+                base[f] += stride[f * ns + i];
+            if (++digit[i] < std::size_t(domains_[std::size_t(scope[i])]))
+                break;
+            for (std::size_t f = 0; f < nf; ++f)
+                base[f] -= stride[f * ns + i] * std::size_t(domains_[std::size_t(scope[i])]);
+            digit[i] = 0;
         }
     }
     return out;

@@ -215,15 +215,14 @@ void MeshSearch::explore() {
                 for (const auto& [key, other] : combos_)
                     if (other.get() != &c && other->problem && other->unconstrained > 0 &&
                         other->settings.microbatches == m && int(other->settings.recompute) <= int(r))
-                        lower = std::max(lower, other->unconstrained + p.minTimeIncrease(*other->problem));
+                        lower = std::max(lower, other->unconstrained + p.minIncrease(*other->problem, 0));
                 if (lower >= ownBestFeasible_ || bound_.cannotWin(lower)) {
                     searchBounds_.emplace_back(s, lower); // no choice here (or slower settings) beats what fits
                     ++pruned_;
                     continue;
                 }
-                // No choice of a combination fits when even its smallest candidates overflow; the
-                // fewest micro-batches are solved all the same, since their optimum bounds every count.
-                if (p.minPeakMemory() > capacity_ && m != sp.microbatches.front()) {
+                // No choice of a combination fits when even its smallest candidates overflow.
+                if (p.minPeakMemory() > capacity_) {
                     ++noFit; // no choice of this combination fits; more memory-saving ones may
                     ++pruned_;
                     continue;
@@ -274,17 +273,26 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
         bool fits = false;
     };
     int solves = 0;
+    // Every exact solve also bounds what fits (weak duality): a choice x that fits has additive
+    // memory M(x) <= capacity, so T(x) >= T(x) + lambda (M(x) - capacity) >= L(lambda), the weighted
+    // optimum minus lambda x capacity. Once L reaches the best plan that fits, the walk can stop.
+    bool ruledOut = false;
     auto at = [&](double lambda) -> std::optional<Vertex> {
         const Solution s = solve(p, c, lambda);
         ++solves;
         if (!s.complete)
             return std::nullopt;
+        if (c.solver != SearchAlgorithm::Local) {
+            const double dual = s.objective - lambda * capacity_;
+            c.duals.emplace_back(lambda, dual);
+            ruledOut = cannotWin(dual);
+        }
         CandidatePlan cand = planFrom(c, s.choice);
         const Vertex v{cand.score.stepTime, p.memoryOf(s.choice), cand.score.feasible};
         consider(std::move(cand));
         return v;
     };
-    auto slower = [&](double time) { return time >= ownBestFeasible_ || bound_.cannotWin(time); };
+    auto slower = [&](double time) { return cannotWin(time); };
     Vertex a{c.unconstrained, c.unconstrainedMemory, false};
     std::optional<Vertex> b;
     for (double lambda = scale * 16; lambda < scale * 1e10 && !cancelled_; lambda *= 16) {
@@ -296,10 +304,11 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
             break;
         }
         a = *v;
-        if (slower(v->time) && !toTheEnd)
+        if ((slower(v->time) || ruledOut) && !toTheEnd)
             break;
     }
-    for (int i = 0; i < 12 && b && !cancelled_ && !slower(a.time) && a.memory > b->memory; ++i) {
+    for (int i = 0; i < 12 && b && !cancelled_ && !slower(a.time) && !(ruledOut && !toTheEnd) && a.memory > b->memory;
+         ++i) {
         const double lambda = (b->time - a.time) / (a.memory - b->memory);
         const std::optional<Vertex> v = at(lambda);
         if (!v)
@@ -313,9 +322,37 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
     solved_ += solves;
 }
 
+bool MeshSearch::cannotWin(double time) const { return time >= ownBestFeasible_ || bound_.cannotWin(time); }
+
+bool MeshSearch::dualBoundRulesOut(Combo& c) {
+    const SearchProblem& p = problemOf(c);
+    for (const auto& [key, other] : combos_)
+        if (other.get() != &c && other->problem && !other->duals.empty() &&
+            other->settings.microbatches == c.settings.microbatches && other->settings.recompute == c.settings.recompute)
+            for (const auto& [lambda, dual] : other->duals)
+                if (cannotWin(dual + p.minIncrease(*other->problem, lambda)))
+                    return true;
+    return false;
+}
+
 void MeshSearch::fitMemory() {
+    // Fastest groups (same micro-batches and recomputation, so the same edges) first; within one, the
+    // ZeRO stages that save the most memory first, since their dual bounds carry over to the others
+    // (more memory per choice only raises the weighted objective; dualBoundRulesOut()).
+    std::map<std::pair<int, int>, double> groupFastest;
+    for (const StepSettings& s : pending_) {
+        const auto g = std::make_pair(s.microbatches, int(s.recompute));
+        const auto it = groupFastest.find(g);
+        groupFastest[g] = it == groupFastest.end() ? combo(s).unconstrained : std::min(it->second, combo(s).unconstrained);
+    }
     std::sort(pending_.begin(), pending_.end(), [&](const StepSettings& a, const StepSettings& b) {
-        return combo(a).unconstrained < combo(b).unconstrained;
+        const double ga = groupFastest[{a.microbatches, int(a.recompute)}];
+        const double gb = groupFastest[{b.microbatches, int(b.recompute)}];
+        if (ga != gb)
+            return ga < gb;
+        if (a.microbatches != b.microbatches || a.recompute != b.recompute)
+            return std::make_pair(a.microbatches, int(a.recompute)) < std::make_pair(b.microbatches, int(b.recompute));
+        return a.zeroStage > b.zeroStage;
     });
     for (std::size_t i = 0; i < pending_.size() && !cancelled_; ++i) {
         progress(0.7 + 0.3 * double(i) / double(pending_.size()));
@@ -324,11 +361,21 @@ void MeshSearch::fitMemory() {
             break;
         }
         Combo& c = combo(pending_[i]);
-        if (c.unconstrained >= ownBestFeasible_ || bound_.cannotWin(c.unconstrained))
+        if (cannotWin(c.unconstrained))
             continue; // something that fits is already faster than this combination can be
+        if (dualBoundRulesOut(c)) {
+            ++pruned_;
+            ++dualPruned_;
+            continue;
+        }
         sweep(c, c.unconstrained / capacity_, false);
-        c.problem.reset();
+        c.problem->dropEdges(); // the op tables stay: dualBoundRulesOut() reads them
     }
+    if (dualPruned_ > 0)
+        notes_.push_back("memory: " + std::to_string(dualPruned_) + " sweeps spared by the dual bounds of other ZeRO "
+                         "stages");
+    for (auto& [key, c] : combos_)
+        c->problem.reset();
     if (sweeps_ > 0)
         notes_.push_back("memory: " + std::to_string(sweeps_) + " memory-weight sweeps where the unconstrained plan "
                          "did not fit but could have won");

@@ -115,6 +115,9 @@ private:
         SearchAlgorithm solver = SearchAlgorithm::Auto;
         double unconstrained = 0;             ///< the memory-weight-0 optimum's step time, once solved
         double unconstrainedMemory = 0;       ///< and its additive memory
+        /// (lambda, L) of exact weighted solves: every choice that fits takes at least L seconds,
+        /// L = min over choices of (time + lambda memory) - lambda capacity (weak duality).
+        std::vector<std::pair<double, double>> duals;
     };
     Combo& combo(const StepSettings& settings);
     SearchProblem& problemOf(Combo& c);
@@ -127,6 +130,12 @@ private:
     bool worseZeroStage(Combo& c);
     std::optional<Plan> pinnedBaseline(const Combo& c, const std::string& spec) const;
     void sweep(Combo& c, double ceilingScale, bool toTheEnd);
+    /// True when a dual bound of a swept combination with the same micro-batches and recomputation
+    /// (so the same edges), moved to `c` by SearchProblem::minIncrease, shows that nothing of `c`
+    /// that fits beats the best plan that fits.
+    bool dualBoundRulesOut(Combo& c);
+    /// True when `time` cannot beat the best plan that fits, on this mesh or any other.
+    bool cannotWin(double time) const;
     void progress(double fraction) const;
 
     Mesh mesh_;
@@ -143,7 +152,7 @@ private:
     std::vector<std::string> notes_;
     double states_ = 0;
     int foldedBlocks_ = 0, opsPerBlock_ = 0;
-    int solved_ = 0, pruned_ = 0, sweeps_ = 0;
+    int solved_ = 0, pruned_ = 0, sweeps_ = 0, dualPruned_ = 0;
     bool cancelled_ = false;
 };
 

@@ -115,12 +115,12 @@ double SearchProblem::minPeakMemory() const {
     return total + transient;
 }
 
-double SearchProblem::minTimeIncrease(const SearchProblem& other) const {
+double SearchProblem::minIncrease(const SearchProblem& other, double lambda) const {
     double total = 0;
     for (int v = 0; v < size(); ++v) {
         double least = std::numeric_limits<double>::infinity();
         for (int k = 0; k < choices(v); ++k)
-            least = std::min(least, time(v, k) - other.time(v, k));
+            least = std::min(least, time(v, k) + lambda * memory(v, k) - other.time(v, k) - lambda * other.memory(v, k));
         total += least;
     }
     return total;

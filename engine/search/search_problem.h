@@ -73,9 +73,10 @@ public:
     double minStepTime() const;
     /// A lower bound on the peak memory of every choice: each op's smallest candidate.
     double minPeakMemory() const;
-    /// sum_v min_k (time(v, k) - other.time(v, k)) for `other` with the same candidates: the optimum
-    /// here is at least other's optimum plus this, when every edge costs at least what it costs in other.
-    double minTimeIncrease(const SearchProblem& other) const;
+    /// sum_v min_k [(time + lambda memory)(v, k) - other's] for `other` with the same candidates: the
+    /// optimum of objective(., lambda) here is at least other's plus this, when every edge costs at
+    /// least what it costs in other (lambda 0: step times).
+    double minIncrease(const SearchProblem& other, double lambda) const;
     /// True when `other`, over the same graph, mesh, pins, micro-batches and recomputation (so the same
     /// edges), has the same candidates and every op no slower and no larger under each: then every
     /// choice is at least as fast and as small there, and this problem need not be solved.

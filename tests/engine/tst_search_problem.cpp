@@ -12,6 +12,7 @@
 #include "engine/search/search_problem.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 
 using namespace shardscope;
@@ -62,6 +63,45 @@ void compareWithEdgeCosts(const CostModel& model, const SearchProblem& p) {
             }
     }
 }
+
+/// Calls `visit(choice)` for every assignment of `p`'s candidates.
+template <typename Visit> void everyChoice(const SearchProblem& p, Visit visit) {
+    std::vector<int> choice(std::size_t(p.size()), 0);
+    while (true) {
+        visit(choice);
+        int v = 0;
+        while (v < p.size() && ++choice[std::size_t(v)] == p.choices(v))
+            choice[std::size_t(v++)] = 0;
+        if (v == p.size())
+            return;
+    }
+}
+
+/// min over every assignment of p.objective(., lambda).
+double bruteMinimum(const SearchProblem& p, double lambda) {
+    double best = std::numeric_limits<double>::infinity();
+    everyChoice(p, [&](const std::vector<int>& x) { best = std::min(best, p.objective(x, lambda)); });
+    return best;
+}
+
+/// A one-layer MLP on data=2,model=2 of one 4-GPU node, under ZeRO stage `zero`.
+struct SmallMlp {
+    Graph graph;
+    Cluster cluster = clusterPreset("dgx-a100", 1);
+    Mesh mesh = Mesh::parse("data=2,model=2");
+    SmallMlp() {
+        ModelParams p;
+        p.apply({"layers=1", "hidden=64", "ffn=128", "batch=8"});
+        graph = buildModel("mlp", p, 2, "mlp");
+        cluster.levels.front().size = 4;
+    }
+    CostModel model(int zero) const {
+        StepSettings s = settings(Recompute::None);
+        s.zeroStage = zero;
+        s.zeroAxes = zero > 0 ? 1 : 0;
+        return CostModel(graph, cluster, mesh, s);
+    }
+};
 
 } // namespace
 
@@ -134,6 +174,45 @@ private slots:
             }
         }
         QVERIFY(checked > 0);
+    }
+    void weighedOptimaBoundEveryPlanThatFits() {
+        // Weak duality, by brute force over every assignment: for a capacity C and any weight lambda,
+        // every choice whose additive memory fits C takes at least min_x (T + lambda M)(x) - lambda C.
+        const SmallMlp mlp;
+        const CostModel model = mlp.model(0);
+        const SearchProblem p(model, {});
+        std::vector<double> memories;
+        everyChoice(p, [&](const std::vector<int>& x) { memories.push_back(p.memoryOf(x)); });
+        QVERIFY(memories.size() > 100);
+        std::sort(memories.begin(), memories.end());
+        const double capacity = memories[memories.size() / 4];
+        double fastestThatFits = std::numeric_limits<double>::infinity();
+        everyChoice(p, [&](const std::vector<int>& x) {
+            if (p.memoryOf(x) <= capacity)
+                fastestThatFits = std::min(fastestThatFits, p.stepTime(x));
+        });
+        const double scale = bruteMinimum(p, 0) / capacity;
+        for (double lambda : {0.0, scale / 16, scale, 16 * scale, 256 * scale}) {
+            const double dual = bruteMinimum(p, lambda) - lambda * capacity;
+            QVERIFY2(dual <= fastestThatFits * (1 + 1e-12),
+                     qPrintable(QStringLiteral("lambda %1: dual %2 > %3").arg(lambda).arg(dual).arg(fastestThatFits)));
+        }
+    }
+    void minIncreaseBoundsTheOtherStagesOptimum() {
+        // Same edges, other op tables (ZeRO 0 against 3, both ways): the weighted optimum of one is at
+        // least the other's plus minIncrease, at every weight; by brute force over every assignment.
+        const SmallMlp mlp;
+        const CostModel m0 = mlp.model(0), m3 = mlp.model(3);
+        const SearchProblem p0(m0, {}), p3(m3, {});
+        const double scale = bruteMinimum(p0, 0) / 1e9;
+        for (double lambda : {0.0, scale, 64 * scale, 1e6 * scale}) {
+            const double min0 = bruteMinimum(p0, lambda), min3 = bruteMinimum(p3, lambda);
+            QVERIFY(min0 >= min3 + p0.minIncrease(p3, lambda) - 1e-12 * min0);
+            QVERIFY(min3 >= min0 + p3.minIncrease(p0, lambda) - 1e-12 * min3);
+        }
+        // The bound is not vacuous: ZeRO 3's sharded states weigh less at a positive weight.
+        // Where ZeRO 3's gathers cost time, the bound from 0 to 3 is an increase at no weight.
+        QVERIFY(p3.minIncrease(p0, 0) > -1e-12 * bruteMinimum(p0, 0));
     }
 };
 
