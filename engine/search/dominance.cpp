@@ -130,8 +130,8 @@ bool dominates(const Neighbourhood& n, int y, int x) {
 /// one of them, and trying all would cost O(k^2) checks per variable.
 constexpr std::size_t kDominators = 16;
 
-/// Removes the dominated values of v from alive[v]; returns whether any went.
-bool pruneVariable(int v, const std::vector<int>& domains, const std::vector<CostTable>& factors,
+/// Removes the dominated values of v from alive[v].
+void pruneVariable(int v, const std::vector<int>& domains, const std::vector<CostTable>& factors,
                    std::vector<std::vector<int>>& alive) {
     const Neighbourhood n = neighbourhood(v, domains, factors, alive);
     std::vector<int> byCost = alive[std::size_t(v)];
@@ -158,11 +158,8 @@ bool pruneVariable(int v, const std::vector<int>& domains, const std::vector<Cos
     for (std::size_t i = 0; i < byCost.size(); ++i)
         if (!gone[i])
             kept.push_back(byCost[i]);
-    if (kept.size() == alive[std::size_t(v)].size())
-        return false;
     std::sort(kept.begin(), kept.end());
     alive[std::size_t(v)] = std::move(kept);
-    return true;
 }
 
 } // namespace
@@ -180,14 +177,11 @@ std::vector<std::vector<int>> undominatedValues(const std::vector<int>& domains,
         if (f.vars.size() > 2)
             for (int v : f.vars)
                 frozen[std::size_t(v)] = true;
-    for (int round = 0; round < 2; ++round) {
-        bool changed = false;
-        for (std::size_t v = 0; v < n; ++v)
-            if (!frozen[v])
-                changed = pruneVariable(int(v), domains, factors, alive) || changed;
-        if (!changed)
-            break;
-    }
+    // One pass in variable order: a variable sees its earlier neighbours already pruned. A second
+    // pass removes about 4% more states and costs more than they do.
+    for (std::size_t v = 0; v < n; ++v)
+        if (!frozen[v])
+            pruneVariable(int(v), domains, factors, alive);
     return alive;
 }
 

@@ -16,8 +16,8 @@ namespace shardscope {
 
 /// The values of each variable that survive dominance (ascending original indices). Variables with
 /// keep[v], and variables in a factor over more than two variables, keep every value. Dominators
-/// tried for a value: the 16 cheapest others alone that are no dearer alone. Two rounds: values
-/// removed from a neighbour can make more values dominated. Of identical values one stays. Each test
+/// tried for a value: the 16 cheapest others alone that are no dearer alone. One pass in variable
+/// order, each variable against its neighbours' values left so far. Of identical values one stays. Each test
 /// is decided by row summaries where they suffice (means, extremes, and the differences where y's
 /// row peaks and x's dips) before the full comparison.
 std::vector<std::vector<int>> undominatedValues(const std::vector<int>& domains, const std::vector<CostTable>& factors,
