@@ -5,6 +5,8 @@
 #include "graph/graph_view.h"
 #include "main_window.h"
 
+#include "engine/util/error.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
@@ -19,8 +21,8 @@ namespace {
 /// screenshot mode.
 class Startup final : public QObject {
 public:
-    Startup(shardscope::ui::MainWindow* window, QString algorithm, QString mesh, QString tactics, QString screenshot,
-            QWidget* panel)
+    Startup(shardscope::ui::MainWindow* window, std::optional<shardscope::SearchAlgorithm> algorithm,
+            std::optional<shardscope::Mesh> mesh, QString tactics, QString screenshot, QWidget* panel)
         : window_(window), algorithm_(std::move(algorithm)), mesh_(std::move(mesh)), tactics_(std::move(tactics)),
           screenshot_(std::move(screenshot)), panel_(panel ? panel : window) {
         auto* session = window_->session();
@@ -45,13 +47,13 @@ private:
             searched_ = true;
             return;
         }
-        if (algorithm_.isEmpty()) {
+        if (!algorithm_) {
             searched_ = true;
             return;
         }
         shardscope::ui::SearchSettings s = session->searchSettings();
-        s.algorithm = algorithm_;
-        s.mesh = mesh_.isEmpty() ? QStringLiteral("auto") : mesh_;
+        s.algorithm = *algorithm_;
+        s.mesh = mesh_;
         session->setSearchSettings(s);
         session->runSearch(false);
         searched_ = true;
@@ -75,8 +77,8 @@ private:
     }
 
     shardscope::ui::MainWindow* window_;
-    QString algorithm_;
-    QString mesh_;
+    std::optional<shardscope::SearchAlgorithm> algorithm_;  ///< search once loaded, with this
+    std::optional<shardscope::Mesh> mesh_;                  ///< on this mesh (every candidate if none)
     QString tactics_;
     QString screenshot_;
     QWidget* panel_;
@@ -139,6 +141,17 @@ int main(int argc, char** argv) {
         }
     }
     // With --algo the mesh is the search's (auto when not given); without, the starting plan's.
+    std::optional<shardscope::SearchAlgorithm> searchWith;
+    std::optional<shardscope::Mesh> searchOn;
+    try {
+        if (parser.isSet(algo))
+            searchWith = shardscope::parseAlgorithm(parser.value(algo).toStdString(), "--algo");
+        if (searchWith && !parser.isSet(tactics) && parser.isSet(mesh))
+            searchOn = shardscope::Mesh::parse(parser.value(mesh).toStdString());
+    } catch (const shardscope::InputError& e) {
+        std::fprintf(stderr, "shardscope: %s\n", e.what());
+        return 2;
+    }
     if (!parser.isSet(algo) || parser.isSet(tactics))
         request.mesh = parser.value(mesh).toStdString();
     request.strategy = parser.value(strategy).toStdString();
@@ -157,8 +170,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    Startup startup(&window, parser.value(algo), parser.value(mesh), parser.value(tactics), parser.value(screenshot),
-                    panel);
+    Startup startup(&window, searchWith, searchOn, parser.value(tactics), parser.value(screenshot), panel);
     if (parser.isSet(screenshot))
         window.resize(1600, 1000);
     window.show();

@@ -17,6 +17,8 @@ using AxisSet = std::uint32_t;
 struct MeshAxis {
     std::string name;
     int size = 1;
+
+    bool operator==(const MeshAxis&) const = default;
 };
 
 /// Named axes listed major to minor (`data=16,model=8`). Device ids are node-major, so the minor
@@ -51,6 +53,9 @@ struct Mesh {
     std::vector<std::vector<int>> groups(AxisSet set) const;
     /// Checks the device count equals `devices`. Throws InputError naming both counts.
     void verify(int devices, const std::string& clusterName) const;
+
+    /// Same axes, names and sizes, in the same order.
+    bool operator==(const Mesh&) const = default;
 };
 
 /// The bit of axis `a`.

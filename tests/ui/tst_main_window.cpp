@@ -21,6 +21,7 @@
 #include "graph/graph_items.h"
 #include "graph/graph_view.h"
 #include "main_window.h"
+#include "panels/search_bar.h"
 #include "window_test_support.h"
 #include "models/alternatives_model.h"
 #include "panels/inspector_panel.h"
@@ -44,10 +45,10 @@ ScenarioRequest gpt3Scenario() {
 }
 
 
-void search(MainWindow& w, const QString& mesh, bool aroundLocks = false) {
+void search(MainWindow& w, std::optional<Mesh> mesh, bool aroundLocks = false) {
     SearchSettings s = w.session()->searchSettings();
-    s.algorithm = QStringLiteral("pase");
-    s.mesh = mesh;
+    s.algorithm = SearchAlgorithm::Pase;
+    s.mesh = std::move(mesh);
     w.session()->setSearchSettings(s);
     w.session()->runSearch(aroundLocks);
 }
@@ -80,7 +81,7 @@ private slots:
         QVERIFY(s->loaded());
         const double dp = s->state().evaluation->stepTime;
 
-        search(w, QStringLiteral("data=4,model=2"));
+        search(w, Mesh::parse("data=4,model=2"));
         QVERIFY(waitSettled(w));
         const Plan searched = s->state().plan;
         QVERIFY(s->state().evaluation->stepTime <= dp);
@@ -118,7 +119,7 @@ private slots:
 
         s->setLocked(fc1, true);
         QVERIFY(s->state().plan.locked[fc1.index()]);
-        search(w, QStringLiteral("auto"), true);
+        search(w, std::nullopt, true);
         QVERIFY(waitSettled(w));
         QCOMPARE(s->state().plan.strategies[fc1.index()], chosen.strategy);
         QVERIFY(s->state().plan.locked[fc1.index()]);
@@ -166,6 +167,35 @@ private slots:
         zero->setCurrentIndex(0);
         QVERIFY(!s->searchSettings().zeroStage);
     }
+    void searchBarMeshIsAutoOrAParsedMesh() {
+        // The mesh box holds "auto" (every candidate mesh: no mesh in the settings) or axes, parsed as
+        // typed. Axes that do not parse name the problem in a dialog when Run is pressed, and no
+        // search runs on the last good mesh; fixing the text clears it.
+        MainWindow w(nullptr, 1);
+        w.show();
+        Session* s = w.session();
+        s->openScenario(gptScenario("dp"));
+        QVERIFY(waitSettled(w));
+        auto* bar = w.findChild<SearchBar*>();
+        QVERIFY(bar);
+        auto* mesh = bar->findChild<QComboBox*>(QStringLiteral("mesh"));
+        QVERIFY(mesh);
+        QCOMPARE(mesh->currentText(), QStringLiteral("auto"));
+        QVERIFY(!s->searchSettings().mesh);
+        mesh->setCurrentText(QStringLiteral("data=2,model=4"));
+        QCOMPARE(s->searchSettings().mesh, std::optional<Mesh>(Mesh::parse("data=2,model=4")));
+        mesh->setCurrentText(QStringLiteral("data=two"));
+        QVERIFY(std::holds_alternative<QString>(bar->settings()));
+        QCOMPARE(s->searchSettings().mesh, std::optional<Mesh>(Mesh::parse("data=2,model=4"))); // kept
+        s->runSearch(false);
+        QVERIFY(waitSettled(w));
+        const QString error = takeErrorDialog(w);
+        QVERIFY2(error.contains(QStringLiteral("Mesh")) && error.contains(QStringLiteral("two")), qPrintable(error));
+        QCOMPARE(s->undoStack()->count(), 0);
+        mesh->setCurrentText(QStringLiteral("auto"));
+        QVERIFY(!s->searchSettings().mesh);
+        QVERIFY(std::holds_alternative<SearchSettings>(bar->settings()));
+    }
     void badInputKeepsWhatWasLoaded() {
         MainWindow w(nullptr, 1);
         Session* s = w.session();
@@ -187,7 +217,7 @@ private slots:
         QVERIFY2(error.contains(QStringLiteral("kind")), qPrintable(error));
         QCOMPARE(s->state().evaluation, shown);
 
-        search(w, QStringLiteral("data=3"));
+        search(w, Mesh::parse("data=3"));
         QVERIFY(waitSettled(w));
         error = takeErrorDialog(w);
         QVERIFY2(error.contains(QStringLiteral("has 3 devices")), qPrintable(error));
@@ -201,7 +231,7 @@ private slots:
         s->openScenario(gpt3Scenario());
         QVERIFY(waitSettled(w));
         const auto before = s->state().evaluation;
-        search(w, QStringLiteral("auto"));
+        search(w, std::nullopt);
         QVERIFY(s->busy());
         QTest::qWait(30);
         s->cancel();
@@ -239,8 +269,8 @@ private slots:
         clock.start();
         ticker.start(2);
         SearchSettings settings = s->searchSettings();
-        settings.algorithm = QStringLiteral("auto");
-        settings.mesh = QStringLiteral("auto");
+        settings.algorithm = SearchAlgorithm::Auto;
+        settings.mesh.reset();
         s->setSearchSettings(settings);
         s->runSearch(false);
         QVERIFY(waitSettled(w));
@@ -259,7 +289,7 @@ private slots:
         Session* s = w.session();
         s->openScenario(gptScenario("dp"));
         QVERIFY(waitSettled(w));
-        search(w, QStringLiteral("data=4,model=2"));
+        search(w, Mesh::parse("data=4,model=2"));
         QVERIFY(waitSettled(w));
         QTest::qWait(50);
         int nodes = 0;
@@ -303,6 +333,17 @@ private slots:
         QVERIFY(bad.waitForFinished(kSettleMs));
         QCOMPARE(bad.exitCode(), 2);
         QVERIFY(bad.readAllStandardError().contains("has 3 devices"));
+        // A search mesh that does not parse, and an unknown algorithm: exit 2 naming them.
+        for (const QStringList& args : {QStringList{QStringLiteral("--algo"), QStringLiteral("pase"), QStringLiteral("--mesh"),
+                                                    QStringLiteral("data=x")},
+                                        QStringList{QStringLiteral("--algo"), QStringLiteral("fastest")}}) {
+            QProcess refused;
+            refused.start(QStringLiteral(SHARDSCOPE_GUI), QStringList{QStringLiteral("--screenshot"), png} + args);
+            QVERIFY(refused.waitForFinished(kSettleMs));
+            QCOMPARE(refused.exitCode(), 2);
+            const QByteArray err = refused.readAllStandardError();
+            QVERIFY2(err.contains(args.back().toUtf8()), err.constData());
+        }
     }
 };
 

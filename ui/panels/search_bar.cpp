@@ -2,6 +2,8 @@
 
 #include "util/qt_text.h"
 
+#include "engine/util/error.h"
+
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -27,9 +29,11 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     algorithm_->addItems({QStringLiteral("auto"), QStringLiteral("tapas"), QStringLiteral("pase"), QStringLiteral("brute")});
     algorithm_->setToolTip(tr("auto: TAPAS where layers repeat, else PaSE's exact DP; brute: every assignment (small graphs)"));
     mesh_ = new QComboBox(this);
+    mesh_->setObjectName(QStringLiteral("mesh"));
     mesh_->setEditable(true);
     mesh_->setMinimumContentsLength(18);
-    mesh_->setToolTip(tr("auto tries every data x model and data x seq x model split; or type axes, e.g. data=4,model=2"));
+    meshHelp_ = tr("auto tries every data x model and data x seq x model split; or type axes, e.g. data=4,model=2");
+    mesh_->setToolTip(meshHelp_);
     batch_ = new QSpinBox(this);
     batch_->setRange(1, 1 << 24);
     batch_->setToolTip(tr("Global batch (sequences per optimizer step)"));
@@ -112,10 +116,17 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     setSettings(session_->searchSettings());
 }
 
-SearchSettings SearchBar::settings() const {
+std::variant<SearchSettings, QString> SearchBar::settings() const {
     SearchSettings s;
-    s.algorithm = algorithm_->currentText();
-    s.mesh = mesh_->currentText().trimmed().isEmpty() ? QStringLiteral("auto") : mesh_->currentText().trimmed();
+    s.algorithm = parseAlgorithm(algorithm_->currentText().toStdString());
+    const QString mesh = mesh_->currentText().trimmed();
+    if (!mesh.isEmpty() && mesh != QStringLiteral("auto")) {
+        try {
+            s.mesh = Mesh::parse(mesh.toStdString());
+        } catch (const InputError& e) {
+            return tr("Mesh: %1").arg(q(e.what()));
+        }
+    }
     const auto problem = session_->state().problem;
     s.batch = problem && problem->globalBatch() && batch_->value() != *problem->globalBatch() ? batch_->value() : 0;
     if (microbatches_->value() > 0)
@@ -129,8 +140,8 @@ SearchSettings SearchBar::settings() const {
 
 void SearchBar::setSettings(const SearchSettings& s) {
     updating_ = true;
-    algorithm_->setCurrentText(s.algorithm);
-    mesh_->setCurrentText(s.mesh);
+    algorithm_->setCurrentText(q(std::string(algorithmName(s.algorithm))));
+    mesh_->setCurrentText(s.mesh ? q(s.mesh->toString()) : QStringLiteral("auto"));
     const auto problem = session_->state().problem;
     if (s.batch > 0)
         batch_->setValue(s.batch);
@@ -166,8 +177,15 @@ void SearchBar::onProblemChanged() {
 }
 
 void SearchBar::push() {
-    if (!updating_)
-        session_->setSearchSettings(settings());
+    if (updating_)
+        return;
+    const auto entered = settings();
+    const QString* problem = std::get_if<QString>(&entered);
+    session_->setSettingsProblem(problem ? *problem : QString());
+    mesh_->setToolTip(problem ? *problem : meshHelp_);
+    mesh_->setStyleSheet(problem ? QStringLiteral("QComboBox { color: #b00020; }") : QString());
+    if (!problem)
+        session_->setSearchSettings(std::get<SearchSettings>(entered));
 }
 
 } // namespace shardscope::ui

@@ -6,6 +6,8 @@
 
 #include <QToolBar>
 
+#include <variant>
+
 class QComboBox;
 class QLabel;
 class QProgressBar;
@@ -19,8 +21,8 @@ class SearchBar final : public QToolBar {
 public:
     /// A bar driving `session`'s searches.
     explicit SearchBar(Session* session, QWidget* parent = nullptr);
-    /// The settings as the widgets show them.
-    SearchSettings settings() const;
+    /// The settings as the widgets show them, or what is wrong with them (a mesh that does not parse).
+    std::variant<SearchSettings, QString> settings() const;
     /// Shows `settings` in the widgets.
     void setSettings(const SearchSettings& settings);
 
@@ -38,6 +40,7 @@ private:
     QPushButton* run_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;
+    QString meshHelp_;
     bool updating_ = false;
 };
 

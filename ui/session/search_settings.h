@@ -1,9 +1,9 @@
 #pragma once
 // The search bar's settings.
 
+#include "engine/cluster/mesh.h"
 #include "engine/cost/step_settings.h"
-
-#include <QString>
+#include "engine/search/solver.h"
 
 #include <optional>
 
@@ -11,8 +11,8 @@ namespace shardscope::ui {
 
 /// What the next search runs with.
 struct SearchSettings {
-    QString algorithm = QStringLiteral("auto");  ///< auto, tapas, pase, brute
-    QString mesh = QStringLiteral("auto");       ///< "auto" or axes such as "data=4,model=2"
+    SearchAlgorithm algorithm = SearchAlgorithm::Auto;
+    std::optional<Mesh> mesh;                    ///< nullopt: every candidate mesh ("auto")
     int batch = 0;                               ///< global batch; 0 keeps the model's
     std::optional<int> microbatches;             ///< nullopt: auto, the search chooses
     std::optional<Recompute> recompute;          ///< nullopt: auto

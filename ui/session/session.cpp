@@ -242,12 +242,13 @@ void Session::runTactics() {
         return;
     }
     const PlanState current = state_;
-    Mesh mesh = current.plan.mesh;
+    if (!settingsProblem_.isEmpty()) {
+        emit failed(settingsProblem_);
+        return;
+    }
+    Mesh mesh = settings_.mesh.value_or(current.plan.mesh);
     try {
-        if (settings_.mesh != QStringLiteral("auto")) {
-            mesh = Mesh::parse(settings_.mesh.toStdString());
-            mesh.verify(current.problem->cluster.deviceCount(), current.problem->cluster.name);
-        }
+        mesh.verify(current.problem->cluster.deviceCount(), current.problem->cluster.name);
     } catch (const InputError& e) {
         emit failed(q(e.what()));
         return;
@@ -367,19 +368,21 @@ void Session::runSearch(bool aroundLocks) {
             locks[i] = current.plan.strategies[i];
             anyLock = true;
         }
-    std::optional<Mesh> mesh;
+    if (!settingsProblem_.isEmpty()) {
+        emit failed(settingsProblem_);
+        return;
+    }
+    std::optional<Mesh> mesh = settings.mesh;
     try {
-        if (aroundLocks || (anyLock && settings.mesh == QStringLiteral("auto")))
+        if (aroundLocks || (anyLock && !settings.mesh))
             mesh = current.plan.mesh;
-        else if (settings.mesh != QStringLiteral("auto"))
-            mesh = Mesh::parse(settings.mesh.toStdString());
         if (mesh)
             mesh->verify(current.problem->cluster.deviceCount(), current.problem->cluster.name);
     } catch (const InputError& e) {
         emit failed(q(e.what()));
         return;
     }
-    if (anyLock && mesh && mesh->toString() != current.plan.mesh.toString()) {
+    if (anyLock && mesh && *mesh != current.plan.mesh) {
         locks.clear();
         emit message(tr("Locks not kept: they belong to mesh %1").arg(q(current.plan.mesh.toString())));
     }
@@ -390,13 +393,7 @@ void Session::runSearch(bool aroundLocks) {
     step.zeroStage = settings.zeroStage.value_or(0);
     const OpenSettings open{!settings.zeroStage, !settings.recompute, !settings.microbatches};
     const std::optional<int> batch = settings.batch > 0 ? std::optional<int>(settings.batch) : std::nullopt;
-    SearchAlgorithm algorithm;
-    try {
-        algorithm = parseAlgorithm(settings.algorithm.toStdString(), tr("Algorithm").toStdString());
-    } catch (const InputError& e) {
-        emit failed(q(e.what()));
-        return;
-    }
+    const SearchAlgorithm algorithm = settings.algorithm;
     const int threads = searchThreads_;
     jobs_.start<SearchOutcome>(
         aroundLocks ? tr("Re-searching around locks") : tr("Searching"),

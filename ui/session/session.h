@@ -75,6 +75,9 @@ public:
     void selectOp(std::optional<OpId> op);
     /// Sets the search settings.
     void setSearchSettings(const SearchSettings& settings);
+    /// What is wrong with the settings as entered (say a mesh that does not parse), or empty. While
+    /// set, searches and tactic runs fail with it instead of running on the last good settings.
+    void setSettingsProblem(const QString& problem) { settingsProblem_ = problem; }
     /// Overrides the strategy of `op` (undoable).
     void overrideStrategy(OpId op, const OpStrategy& strategy);
     /// Locks or unlocks `op` (undoable).
@@ -146,6 +149,7 @@ private:
     std::shared_ptr<const TacticRun> tacticRun_;
     std::shared_ptr<const Problem> tacticProblem_;
     SearchSettings settings_;
+    QString settingsProblem_;
     std::shared_ptr<const SearchResult> lastSearch_;
     PlanState searched_;
     QString planPath_;
