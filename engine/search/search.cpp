@@ -28,9 +28,12 @@ std::vector<std::optional<StrategyPin>> pinsOf(const SearchRequest& r) {
     return pins;
 }
 
-/// True when every op of blocks 2..L has the pin of its twin in block 1 (folding keeps them then).
+/// True when every op of blocks 2..L has the pin of its twin in block 1 (folding keeps them then),
+/// and block 0's exit that of block 1: the edges into block 1 stand for those into every later block.
 bool pinsRepeat(const RepeatedBlocks& blocks, const std::vector<std::optional<StrategyPin>>& pins) {
     auto pinOf = [&](OpId o) { return o.index() < pins.size() ? pins[o.index()] : std::nullopt; };
+    if (pinOf(blocks.exit(0)) != pinOf(blocks.exit(1)))
+        return false;
     for (std::size_t b = 2; b < blocks.blocks.size(); ++b)
         for (std::size_t q = 0; q < blocks.blocks[b].size(); ++q)
             if (pinOf(blocks.blocks[b][q]) != pinOf(blocks.blocks[1][q]))

@@ -9,6 +9,7 @@
 #include "engine/io/plan_file.h"
 #include "engine/plans/baselines.h"
 #include "engine/cost/evaluation.h"
+#include "engine/search/first_block.h"
 #include "engine/search/local_search.h"
 #include "engine/search/mesh_equivalence.h"
 #include "engine/search/search.h"
@@ -177,6 +178,70 @@ private slots:
         // The folded tables are the unfolded ones, so the choice costs the same on both.
         QVERIFY(std::abs(unfolded.objective(tapas.choice, 0) - tapas.objective) <= 1e-9 * pase.objective);
         QCOMPARE(tapas.foldedBlocks, blocks->count());
+    }
+    void firstBlockJoinsTheChain_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("entry");
+        QTest::addColumn<bool>("extraGhostValues");
+        // GPT's position add produces what an add2 produces; Llama's embedding also produces sums
+        // partial over the vocabulary's axes, which no add2 does.
+        QTest::newRow("gpt") << QStringLiteral("gpt") << QStringLiteral("embed.position") << false;
+        QTest::newRow("llama") << QStringLiteral("llama") << QStringLiteral("embed") << true;
+    }
+    void firstBlockJoinsTheChain() {
+        // Folded with the first block chained, TAPAS still finds PaSE's optimum, with and without a
+        // memory weight, on a three-axis mesh.
+        QFETCH(QString, model);
+        QFETCH(QString, entry);
+        QFETCH(bool, extraGhostValues);
+        const Graph g = preset(model.toStdString(), {"layers=4", "hidden=256", "heads=8", "seq=128", "batch=16"});
+        const Cluster c = clusterPreset("dgx-a100", 2);
+        const CostModel cm(g, c, Mesh::parse("data=2,seq=2,model=4"), StepSettings{});
+        const auto blocks = findRepeatedBlocks(g);
+        QVERIFY(blocks);
+        const SearchProblem folded(cm, {}, &*blocks), unfolded(cm, {});
+        const auto first = firstBlockAsGhost(folded, *blocks);
+        QVERIFY(first);
+        QCOMPARE(QString::fromStdString(g.ops()[std::size_t(first->entry)].name), entry);
+        QCOMPARE(first->ghostOf.size(), std::size_t(folded.choices(first->entry)));
+        QCOMPARE(!first->extra.empty(), extraGhostValues);
+        const double scale = PaseSolver().solve(unfolded, 0, {}).objective / c.device.memoryBytes;
+        for (double lambda : {0.0, 4 * scale}) {
+            const Solution pase = PaseSolver().solve(unfolded, lambda, {});
+            const Solution tapas = TapasSolver().solve(folded, lambda, {});
+            QVERIFY2(std::abs(tapas.objective - pase.objective) <= 1e-9 * pase.objective,
+                     qPrintable(QStringLiteral("lambda %1: tapas %2 pase %3")
+                                    .arg(lambda).arg(tapas.objective, 0, 'g', 15).arg(pase.objective, 0, 'g', 15)));
+        }
+    }
+    void aFirstBlockThatDiffersStaysInTheHead() {
+        // One op of the first layer fixed by a pin: its candidates differ from the second layer's, so
+        // the first block is solved with the head, and the optimum is still PaSE's.
+        const Graph g = preset("gpt", {"layers=4", "hidden=256", "heads=8", "seq=128", "batch=16"});
+        const Cluster c = clusterPreset("dgx-a100", 1);
+        const Mesh mesh = Mesh::parse("data=4,model=2");
+        const CostModel cm(g, c, mesh, StepSettings{});
+        const auto blocks = findRepeatedBlocks(g);
+        QVERIFY(blocks);
+        std::vector<std::optional<StrategyPin>> pins(g.ops().size());
+        const OpId norm = blocks->blocks[0][0];
+        pins[norm.index()] = StrategyPin::of(OpStrategy::replicated(mesh.rank()));
+        const SearchProblem folded(cm, pins, &*blocks), unfolded(cm, pins);
+        QVERIFY(!firstBlockAsGhost(folded, *blocks));
+        const Solution pase = PaseSolver().solve(unfolded, 0, {});
+        const Solution tapas = TapasSolver().solve(folded, 0, {});
+        QVERIFY(std::abs(tapas.objective - pase.objective) <= 1e-9 * pase.objective);
+        // Pinning the first block's exit changes what feeds the second block: the search does not
+        // fold then, and finds PaSE's optimum too.
+        std::vector<std::optional<StrategyPin>> exitPin(g.ops().size());
+        exitPin[blocks->exit(0).index()] = StrategyPin::of(OpStrategy::replicated(mesh.rank()));
+        SearchRequest r = request(g, c, "data=4,model=2", "tapas");
+        r.pins = exitPin;
+        const auto searched = search(r);
+        r.algorithm = SearchAlgorithm::Pase;
+        const auto exact = search(r);
+        QVERIFY(std::abs(searched->evaluation->stepTime - exact->evaluation->stepTime) <=
+                1e-9 * exact->evaluation->stepTime);
     }
     void blocksAreFoundStructurally() {
         // 12 GPT layers of 15 ops each: the first layer may join the head, the rest fold.
