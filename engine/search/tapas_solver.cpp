@@ -191,11 +191,17 @@ Solution TapasSolver::solve(const SearchProblem& problem, double lambda, const S
     std::vector<int> boundary{out.choice[std::size_t(exitOp0)]};
     for (int x : chain.path(power, boundary.front(), out.choice[std::size_t(lastExit)]))
         boundary.push_back(x);
+    // Blocks with the same two boundaries take the same choices (most of a stack repeats one pair).
+    std::map<std::pair<int, int>, std::vector<int>> byBoundaries;
     for (int b = 1; b < L; ++b) {
-        std::vector<int> local(domains.size(), 0);
-        local[std::size_t(ghost)] = boundary[std::size_t(b - 1)];
-        local[std::size_t(rb->exitPosition)] = boundary[std::size_t(b)];
-        block.backSubstitute(local);
+        const auto key = std::make_pair(boundary[std::size_t(b - 1)], boundary[std::size_t(b)]);
+        std::vector<int>& local = byBoundaries[key];
+        if (local.empty()) {
+            local.assign(domains.size(), 0);
+            local[std::size_t(ghost)] = key.first;
+            local[std::size_t(rb->exitPosition)] = key.second;
+            block.backSubstitute(local);
+        }
         for (int q = 0; q < P; ++q)
             out.choice[rb->blocks[std::size_t(b)][std::size_t(q)].index()] = local[std::size_t(q)];
     }
