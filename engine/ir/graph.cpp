@@ -20,13 +20,6 @@ std::string_view tensorRoleName(TensorRole r) { return kRoles.name(r); }
 
 std::optional<TensorRole> parseTensorRole(std::string_view name) { return kRoles.parse(name); }
 
-double Tensor::elements() const {
-    double e = 1;
-    for (auto d : shape)
-        e *= static_cast<double>(d);
-    return e;
-}
-
 TensorId Graph::addTensor(Tensor t) {
     tensors_.push_back(std::move(t));
     return TensorId(tensors_.size() - 1);

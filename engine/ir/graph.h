@@ -30,8 +30,13 @@ struct Tensor {
     OpId producer;
     std::vector<OpId> consumers;
 
-    /// Number of elements (product of the shape).
-    double elements() const;
+    /// Number of elements (product of the shape). Inline: the cost model asks for it per candidate.
+    double elements() const {
+        double e = 1;
+        for (auto d : shape)
+            e *= static_cast<double>(d);
+        return e;
+    }
     /// Size in bytes.
     double bytes() const { return elements() * dtypeBytes(dtype); }
 };

@@ -58,7 +58,7 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
 SearchProblem& MeshSearch::problemOf(Combo& c) {
     if (!c.problem)
         c.problem = std::make_unique<SearchProblem>(*c.model, in_.pins, c.graph->folded(), in_.stop,
-                                                    SearchProblem::Edges::Deferred);
+                                                    SearchProblem::Edges::Deferred, &strategies_[c.settings.microbatches]);
     return *c.problem;
 }
 

@@ -145,6 +145,7 @@ private:
     std::map<std::tuple<int, int, int>, std::unique_ptr<Combo>> combos_;
     std::vector<std::pair<StepSettings, double>> searchBounds_;  ///< lower bound per combination
     std::vector<StepSettings> pending_;                          ///< for fitMemory(), fastest first
+    std::map<int, StrategyCache> strategies_;                    ///< per micro-batch count (graph)
     std::shared_ptr<const EdgeParts> edgeParts_;                 ///< of the micro-batch count explored
     int edgePartsOf_ = 0;                                        ///< that count
     std::optional<CandidatePlan> best_;

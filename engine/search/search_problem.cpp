@@ -31,8 +31,17 @@ template <typename End> struct EndGroups {
 
 } // namespace
 
+const std::vector<OpStrategy>& StrategyCache::of(const Graph& graph, OpId o, const Mesh& mesh) {
+    if (byOp_.size() < graph.ops().size())
+        byOp_.resize(graph.ops().size());
+    auto& slot = byOp_[o.index()];
+    if (!slot)
+        slot = enumerateStrategies(graph.op(o), mesh);
+    return *slot;
+}
+
 SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
-                             const RepeatedBlocks* folded, std::stop_token stop, Edges edges)
+                             const RepeatedBlocks* folded, std::stop_token stop, Edges edges, StrategyCache* strategies)
     : model_(model), folded_(folded) {
     const Graph& g = model.graph();
     const std::size_t n = g.ops().size();
@@ -66,7 +75,8 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
                                  ", which is not valid: " + e);
             tables->candidates = {fixed};
         } else {
-            for (const OpStrategy& s : enumerateStrategies(op, model.mesh()))
+            const std::vector<OpStrategy> own = strategies ? std::vector<OpStrategy>{} : enumerateStrategies(op, model.mesh());
+            for (const OpStrategy& s : strategies ? strategies->of(g, OpId(v), model.mesh()) : own)
                 if (!pin || pin->allows(s))
                     tables->candidates.push_back(s);
             if (tables->candidates.empty())

@@ -41,6 +41,17 @@ struct EdgeParts {
     std::vector<Pair> pairs;
 };
 
+/// Every valid strategy of each op of one graph on one mesh (enumerateStrategies), enumerated once
+/// and shared by the problems of every step setting of that graph. Not thread-safe.
+class StrategyCache {
+public:
+    /// The valid strategies of op `o` of `graph` on `mesh` (the same graph and mesh on every call).
+    const std::vector<OpStrategy>& of(const Graph& graph, OpId o, const Mesh& mesh);
+
+private:
+    std::vector<std::optional<std::vector<OpStrategy>>> byOp_;
+};
+
 /// Candidates and additive costs of one graph under one cost model.
 class SearchProblem {
 public:
@@ -52,10 +63,12 @@ public:
     /// Throws InputError naming the op when its pin allows no valid strategy.
     /// A stop request ends the build early; cancelled() then says so and the tables are incomplete.
     /// With Edges::Deferred only the op tables are built: enough for the bounds, and buildEdges() or
-    /// shareEdges() adds the pair tables before a solve.
+    /// shareEdges() adds the pair tables before a solve. `strategies`, when given, holds the ops'
+    /// valid strategies for this graph and mesh across problems.
     enum class Edges { Build, Deferred };
     SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
-                  const RepeatedBlocks* folded = nullptr, std::stop_token stop = {}, Edges edges = Edges::Build);
+                  const RepeatedBlocks* folded = nullptr, std::stop_token stop = {}, Edges edges = Edges::Build,
+                  StrategyCache* strategies = nullptr);
 
     /// Builds the pair tables of a problem made with Edges::Deferred.
     void buildEdges(std::stop_token stop = {});
