@@ -21,7 +21,11 @@ double localBytes(const Tensor& t, const TensorSharding& sharding, const Mesh& m
 } // namespace
 
 CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings)
-    : graph_(graph), cluster_(cluster), mesh_(mesh), settings_(settings), comm_(cluster, mesh_) {
+    : CostModel(graph, cluster, mesh, settings, CommModel(cluster, mesh)) {}
+
+CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings,
+                     const CommModel& comm)
+    : graph_(graph), cluster_(cluster), mesh_(mesh), settings_(settings), comm_(comm) {
     needsGrad_.assign(graph.tensors().size(), false);
     for (std::size_t t = 0; t < graph.tensors().size(); ++t)
         needsGrad_[t] = graph.tensors()[t].role == TensorRole::Parameter;

@@ -20,6 +20,10 @@ class CostModel {
 public:
     /// Precomputes collective spans, edges and which tensors need gradients.
     CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings);
+    /// The same, with the collective spans of `comm` (built for this cluster and mesh), so that the
+    /// models of many settings on one mesh compute them once.
+    CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings,
+              const CommModel& comm);
 
     /// Cost of op `o` under strategy `s`: compute, its own collectives (statistics, halo, gradient
     /// sync and ZeRO traffic of the parameters it owns), optimizer, memory.

@@ -21,9 +21,16 @@ std::optional<FirstBlockGhost> firstBlockAsGhost(const SearchProblem& problem, c
             if (problem.time(u0, k) != problem.time(u1, k) || problem.memory(u0, k) != problem.memory(u1, k))
                 return std::nullopt;
     }
+    // Only pairs touching blocks 0 and 1 matter; the inner pairs of block 1 are looked up by ops.
+    std::vector<const PairTable*> near;
     std::map<std::pair<int, int>, const PairTable*> byOps;
-    for (const PairTable& p : problem.pairs())
-        byOps[{p.a, p.b}] = &p;
+    for (const PairTable& p : problem.pairs()) {
+        const int ba = block(p.a), bb = block(p.b);
+        if (ba == 0 || bb == 0 || ba == 1 || bb == 1)
+            near.push_back(&p);
+        if (ba == 1 && bb == 1)
+            byOps[{p.a, p.b}] = &p;
+    }
     auto find = [&](int x, int y) -> const PairTable* {
         const auto it = byOps.find({std::min(x, y), std::max(x, y)});
         return it == byOps.end() ? nullptr : it->second;
@@ -31,7 +38,8 @@ std::optional<FirstBlockGhost> firstBlockAsGhost(const SearchProblem& problem, c
     FirstBlockGhost out;
     std::map<int, const PairTable*>& entryPairs = out.entryPairs;
     std::map<int, const PairTable*> ghostPairs; // by consumer position
-    for (const PairTable& p : problem.pairs()) {
+    for (const PairTable* pp : near) {
+        const PairTable& p = *pp;
         const bool a0 = block(p.a) == 0, b0 = block(p.b) == 0;
         if (block(p.a) == 1 && p.b == exit0)
             ghostPairs[position(p.a)] = &p;

@@ -33,7 +33,8 @@ bool SharedBound::cannotWin(double lowerBound) const { return lowerBound > bestF
 
 
 MeshSearch::MeshSearch(const Mesh& mesh, MeshSearchInput input, SharedBound& bound)
-    : mesh_(mesh), in_(std::move(input)), bound_(bound), capacity_(in_.cluster->device.memoryBytes) {}
+    : mesh_(mesh), in_(std::move(input)), bound_(bound), capacity_(in_.cluster->device.memoryBytes),
+      comm_(*in_.cluster, mesh_) {}
 
 MeshSearch::~MeshSearch() = default;
 
@@ -44,7 +45,7 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
         slot = std::make_unique<Combo>();
         slot->settings = s;
         slot->graph = in_.graphs->get(s.microbatches);
-        slot->model = std::make_unique<CostModel>(*slot->graph->graph, *in_.cluster, mesh_, s);
+        slot->model = std::make_unique<CostModel>(*slot->graph->graph, *in_.cluster, mesh_, s, comm_);
         const RepeatedBlocks* folded = slot->graph->folded();
         slot->twin.resize(slot->graph->graph->ops().size());
         for (std::size_t v = 0; v < slot->twin.size(); ++v)

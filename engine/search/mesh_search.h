@@ -142,6 +142,7 @@ private:
     MeshSearchInput in_;
     SharedBound& bound_;
     double capacity_ = 0;
+    CommModel comm_;                                             ///< this mesh's collective spans, for every model
     std::map<std::tuple<int, int, int>, std::unique_ptr<Combo>> combos_;
     std::vector<std::pair<StepSettings, double>> searchBounds_;  ///< lower bound per combination
     std::vector<StepSettings> pending_;                          ///< for fitMemory(), fastest first

@@ -90,6 +90,9 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
         }
         ops_[v] = std::move(tables);
     }
+    copies_.assign(n, 0);
+    for (std::size_t v = 0; v < n; ++v)
+        ++copies_[source[v]];
     if (edges == Edges::Build)
         buildEdges(stop);
 }
@@ -109,29 +112,38 @@ void SearchProblem::useEdgeParts(std::shared_ptr<const EdgeParts> parts) {
     combineParts();
 }
 
+// The sums below run over the ops that own their tables, each counted once per op sharing them.
+
 double SearchProblem::minStepTime() const {
     double total = 0;
     for (int v = 0; v < size(); ++v)
-        total += *std::min_element(op(v).time.begin(), op(v).time.end());
+        if (copies_[std::size_t(v)] > 0)
+            total += copies_[std::size_t(v)] * *std::min_element(op(v).time.begin(), op(v).time.end());
     return total;
 }
 
 double SearchProblem::minPeakMemory() const {
     double total = 0, transient = 0;
-    for (int v = 0; v < size(); ++v) {
-        total += *std::min_element(op(v).memory.begin(), op(v).memory.end());
-        transient = std::max(transient, *std::min_element(op(v).transient.begin(), op(v).transient.end()));
-    }
+    for (int v = 0; v < size(); ++v)
+        if (copies_[std::size_t(v)] > 0) {
+            total += copies_[std::size_t(v)] * *std::min_element(op(v).memory.begin(), op(v).memory.end());
+            transient = std::max(transient, *std::min_element(op(v).transient.begin(), op(v).transient.end()));
+        }
     return total + transient;
 }
 
 double SearchProblem::minIncrease(const SearchProblem& other, double lambda) const {
+    // Ops sharing tables in both problems (the same folding) are summed once with their count.
+    const bool sameSharing = other.source_ == source_;
     double total = 0;
     for (int v = 0; v < size(); ++v) {
+        const int count = sameSharing ? copies_[std::size_t(v)] : 1;
+        if (count == 0)
+            continue;
         double least = std::numeric_limits<double>::infinity();
         for (int k = 0; k < choices(v); ++k)
             least = std::min(least, time(v, k) + lambda * memory(v, k) - other.time(v, k) - lambda * other.memory(v, k));
-        total += least;
+        total += count * least;
     }
     return total;
 }

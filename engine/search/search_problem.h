@@ -152,6 +152,7 @@ private:
     bool cancelled_ = false;
     bool hasEdges_ = false;
     std::vector<std::size_t> source_;   ///< per op, the op whose tables it shares
+    std::vector<int> copies_;           ///< per op owning its tables, the ops sharing them (itself too); else 0
     std::vector<PairTable> pairs_;
     std::shared_ptr<const EdgeParts> parts_;
 };
