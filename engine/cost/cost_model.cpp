@@ -40,6 +40,10 @@ CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mes
     edges_ = graphEdges(graph);
 }
 
+CostModel::CostModel(const CostModel& like, const StepSettings& settings)
+    : graph_(like.graph_), cluster_(like.cluster_), mesh_(like.mesh_), settings_(settings), comm_(like.comm_),
+      edges_(like.edges_), needsGrad_(like.needsGrad_) {}
+
 double CostModel::backwardFlops(OpId o) const {
     const Op& op = graph_.op(o);
     const OpKindTraits& traits = opKindTraits(op.kind);

@@ -24,6 +24,9 @@ public:
     /// models of many settings on one mesh compute them once.
     CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings,
               const CommModel& comm);
+    /// A model of `like`'s graph, cluster and mesh under other settings, reusing its spans, edges
+    /// and gradient flags.
+    CostModel(const CostModel& like, const StepSettings& settings);
 
     /// Cost of op `o` under strategy `s`: compute, its own collectives (statistics, halo, gradient
     /// sync and ZeRO traffic of the parameters it owns), optimizer, memory.

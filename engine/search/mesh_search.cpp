@@ -45,7 +45,13 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
         slot = std::make_unique<Combo>();
         slot->settings = s;
         slot->graph = in_.graphs->get(s.microbatches);
-        slot->model = std::make_unique<CostModel>(*slot->graph->graph, *in_.cluster, mesh_, s, comm_);
+        // Another combination of this graph lends its edges and gradient flags.
+        const CostModel* like = nullptr;
+        for (const auto& [key, other] : combos_)
+            if (other.get() != slot.get() && other->model && std::get<0>(key) == s.microbatches)
+                like = other->model.get();
+        slot->model = like ? std::make_unique<CostModel>(*like, s)
+                           : std::make_unique<CostModel>(*slot->graph->graph, *in_.cluster, mesh_, s, comm_);
         const RepeatedBlocks* folded = slot->graph->folded();
         slot->twin.resize(slot->graph->graph->ops().size());
         for (std::size_t v = 0; v < slot->twin.size(); ++v)
