@@ -33,6 +33,7 @@ int runBench(const CliOptions& options, std::ostream& out) {
                             {"settings_chosen", r.settings},
                             {"peak_memory_bytes", r.peakMemory},
                             {"capacity_bytes", r.capacity},
+                            {"optimality_gap", r.optimalityGap ? nlohmann::json(*r.optimalityGap) : nlohmann::json(nullptr)},
                             {"target", r.target}});
         out << list.dump(1) << "\n";
         return 0;
@@ -52,7 +53,10 @@ int runBench(const CliOptions& options, std::ostream& out) {
         if (!r.baselineName.empty())
             out << "      chose " << r.settings << ", peak " << formatBytes(r.peakMemory) << " of "
                 << formatBytes(r.capacity) << "; best baseline " << r.baselineName << " "
-                << formatSeconds(r.baselineStepTime) << "\n";
+                << formatSeconds(r.baselineStepTime) << "; "
+                << (r.optimalityGap ? "at most " + std::to_string(100 * *r.optimalityGap).substr(0, 5) + "% above the fastest that fits"
+                                    : std::string("no optimality bound"))
+                << "\n";
     }
     return 0;
 }

@@ -58,6 +58,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
                                 {"microbatches", result->plan.settings.microbatches}};
         j["combinations"] = {{"solved", rep.combinationsSolved}, {"pruned", rep.combinationsPruned}};
         j["fit_advice"] = rep.fitAdvice;
+        j["optimality_gap"] = rep.optimalityGap ? nlohmann::json(*rep.optimalityGap) : nlohmann::json(nullptr);
         j["search_time_s"] = rep.searchSeconds;
         j["evaluation_time_s"] = rep.evaluationSeconds;
         j["states_explored"] = rep.statesExplored;

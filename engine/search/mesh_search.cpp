@@ -122,6 +122,7 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
         a = SearchAlgorithm::Local;
     }
     c.solver = a;
+    inexact_ = inexact_ || a == SearchAlgorithm::Local;
     states_ += s.statesExplored;
     if (s.foldedBlocks > 0) {
         foldedBlocks_ = s.foldedBlocks;
@@ -327,6 +328,17 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
     }
     ++sweeps_;
     solved_ += solves;
+    // What this sweep proves about the plans of `c` that fit: at least its best dual bound.
+    double best = -std::numeric_limits<double>::infinity();
+    for (const auto& [lambda, dual] : c.duals)
+        best = std::max(best, dual);
+    sweptBound_ = std::min(sweptBound_, best);
+}
+
+std::optional<double> MeshSearch::fittingLowerBound() const {
+    if (inexact_ || cancelled_)
+        return std::nullopt;
+    return sweptBound_;
 }
 
 bool MeshSearch::cannotWin(double time) const { return time >= ownBestFeasible_ || bound_.cannotWin(time); }

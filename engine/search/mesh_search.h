@@ -100,6 +100,11 @@ public:
     int opsPerBlock() const { return opsPerBlock_; }
     /// True when a stop request cut the work short.
     bool cancelled() const { return cancelled_; }
+    /// A lower bound on the step time of every plan of this mesh that fits, from the dual bounds of
+    /// the combinations swept for memory (weak duality); infinity where every combination was solved
+    /// exactly or shown to be no faster than a plan that fits. Nothing when a solve was not exact
+    /// (the local-search fallback) or the search was cut short.
+    std::optional<double> fittingLowerBound() const;
     /// Combinations solved, and pruned without a solve.
     int solved() const { return solved_; }
     int pruned() const { return pruned_; }
@@ -155,6 +160,8 @@ private:
     double states_ = 0;
     int foldedBlocks_ = 0, opsPerBlock_ = 0;
     int solved_ = 0, pruned_ = 0, sweeps_ = 0, dualPruned_ = 0;
+    bool inexact_ = false;                                       ///< some solve was not exact
+    double sweptBound_ = std::numeric_limits<double>::infinity(); ///< min over swept combos of their best dual
     bool cancelled_ = false;
 };
 

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <mutex>
 #include <thread>
 
@@ -57,6 +58,33 @@ void onPool(std::size_t n, int threads, const std::function<void(std::size_t)>& 
     worker();
     for (auto& t : pool)
         t.join();
+}
+
+/// The chosen plan's optimality gap (SearchReport::optimalityGap): its step time against the least
+/// lower bound of the searched meshes; nothing when it does not fit or a bound is missing.
+std::optional<double> optimalityGap(const std::vector<std::unique_ptr<MeshSearch>>& searches,
+                                    const std::vector<std::string>& errors,
+                                    const std::vector<std::optional<std::size_t>>& sameAs,
+                                    const std::optional<Score>& chosen, bool cancelled) {
+    if (!chosen || !chosen->feasible || cancelled)
+        return std::nullopt;
+    double lower = chosen->stepTime;
+    for (std::size_t i = 0; i < searches.size(); ++i) {
+        if (!errors[i].empty() || sameAs[i])
+            continue; // no plan there, or searched as its twin
+        const std::optional<double> b = searches[i]->fittingLowerBound();
+        if (!b)
+            return std::nullopt;
+        lower = std::min(lower, *b);
+    }
+    return std::max(0.0, (chosen->stepTime - lower) / chosen->stepTime);
+}
+
+/// "0.012%".
+std::string percent(double fraction) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g%%", 100 * fraction);
+    return text;
 }
 
 /// "ZeRO 1, selective recomputation, 16 micro-batches".
@@ -252,6 +280,11 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     }
     if (open.zeroStage || open.recompute || open.microbatches)
         rep.notes.insert(rep.notes.begin(), "settings chosen: " + describeSettings(result->plan.settings));
+    rep.optimalityGap = optimalityGap(searches, errors, sameAs, best ? std::optional<Score>(chosen.score) : std::nullopt,
+                                      rep.cancelled);
+    if (rep.optimalityGap && *rep.optimalityGap > 0)
+        rep.notes.push_back("memory: the plan is at most " + percent(*rep.optimalityGap) +
+                            " slower than the fastest plan that fits (Lagrangian dual bound)");
     rep.history = bound.history();
     // The graph of the chosen micro-batch count, owned by the result.
     result->graph = chosen.graph->graph.get() == r.graph ? std::make_shared<const Graph>(*r.graph) : chosen.graph->graph;

@@ -62,6 +62,10 @@ struct SearchReport {
     std::vector<std::pair<double, double>> history; ///< (seconds, best step time that fits) as it improved
     std::vector<std::string> notes;    ///< settings chosen, memory sweeps, fallbacks
     std::vector<std::string> fitAdvice; ///< when nothing fits: the smallest changes that fit, with figures
+    /// When the plan fits and every solve was exact: how much slower it can be than the fastest plan
+    /// that fits, as a fraction of its step time (0: it is the fastest). From the dual bounds of the
+    /// memory sweeps; every other combination was solved exactly or bounded by a plan that fits.
+    std::optional<double> optimalityGap;
     bool cancelled = false;
 
     /// "tapas", or "baseline megatron-sp+zero1" when a baseline won.

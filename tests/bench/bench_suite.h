@@ -3,6 +3,7 @@
 // several runs on one thread; targets are reported, never asserted.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct BenchRow {
     std::string settings;      ///< what the search chose: "zero1 selective m16"
     double peakMemory = 0;     ///< the searched plan's peak bytes per device
     double capacity = 0;       ///< device memory
+    std::optional<double> optimalityGap; ///< SearchReport::optimalityGap of the last run
 };
 
 /// Which suites `bench` runs.

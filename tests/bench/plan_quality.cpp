@@ -83,6 +83,7 @@ BenchRow runQualityCase(const QualityCase& k, int runs) {
                    std::to_string(s.microbatches);
     row.peakMemory = last->evaluation->peakMemory;
     row.capacity = c.device.memoryBytes;
+    row.optimalityGap = last->report.optimalityGap;
     row.target = "searched / best baseline <= 1.00, fits, search under 1 s";
     return row;
 }
