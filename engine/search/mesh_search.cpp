@@ -328,8 +328,9 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
     }
     ++sweeps_;
     solved_ += solves;
-    // What this sweep proves about the plans of `c` that fit: at least its best dual bound.
-    double best = -std::numeric_limits<double>::infinity();
+    // What this sweep proves about the plans of `c` that fit: at least its best dual bound, and at
+    // least its unconstrained optimum.
+    double best = c.unconstrained;
     for (const auto& [lambda, dual] : c.duals)
         best = std::max(best, dual);
     sweptBound_ = std::min(sweptBound_, best);
