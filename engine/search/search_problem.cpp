@@ -53,6 +53,8 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
         if (folded && folded->blockOf[v] >= 2)
             source[v] = folded->blocks[1][std::size_t(folded->positionOf[v])].index();
     }
+    StrategyCache local;
+    StrategyCache& valid = strategies ? *strategies : local;
     ops_.resize(n);
     for (std::size_t v = 0; v < n; ++v) {
         if (stop.stop_requested()) {
@@ -75,8 +77,7 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
                                  ", which is not valid: " + e);
             tables->candidates = {fixed};
         } else {
-            const std::vector<OpStrategy> own = strategies ? std::vector<OpStrategy>{} : enumerateStrategies(op, model.mesh());
-            for (const OpStrategy& s : strategies ? strategies->of(g, OpId(v), model.mesh()) : own)
+            for (const OpStrategy& s : valid.of(g, OpId(v), model.mesh()))
                 if (!pin || pin->allows(s))
                     tables->candidates.push_back(s);
             if (tables->candidates.empty())
