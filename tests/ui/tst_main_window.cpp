@@ -81,9 +81,15 @@ private slots:
         QVERIFY(s->loaded());
         const double dp = s->state().evaluation->stepTime;
 
+        QSignalSpy messages(s, &Session::message);
         search(w, Mesh::parse("data=4,model=2"));
         QVERIFY(waitSettled(w));
         const Plan searched = s->state().plan;
+        // The search's message says how close to the fastest plan that fits it is proven to be.
+        QVERIFY(!messages.isEmpty());
+        const QString found = messages.back().at(0).toString();
+        QVERIFY2(found.contains(QStringLiteral("fastest plan that fits")) || found.contains(QStringLiteral("no plan that fits is faster")),
+                 qPrintable(found));
         QVERIFY(s->state().evaluation->stepTime <= dp);
         QCOMPARE(s->undoStack()->count(), 1);
         // Compare with baseline: the searched plan is never slower than the best baseline.

@@ -435,9 +435,14 @@ void Session::runSearch(bool aroundLocks) {
             searched_ = o.state;
             const SearchReport& r = o.result->report;
             pushPlan(o.state, tr("Search (%1, %2)").arg(q(r.chosenBy()), q(o.state.plan.mesh.toString())));
-            emit message(tr("Search found %1 per step on %2 in %3 (%4)")
+            QString bound;
+            if (r.optimalityGap)
+                bound = *r.optimalityGap <= 1e-9
+                            ? tr("; no plan that fits is faster")
+                            : tr("; at most %1% above the fastest plan that fits").arg(100 * *r.optimalityGap, 0, 'g', 3);
+            emit message(tr("Search found %1 per step on %2 in %3 (%4)%5")
                              .arg(seconds(o.state.evaluation->stepTime), q(o.state.plan.mesh.toString()),
-                                  seconds(r.searchSeconds), q(r.chosenBy())));
+                                  seconds(r.searchSeconds), q(r.chosenBy()), bound));
         });
 }
 
