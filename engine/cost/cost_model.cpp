@@ -84,6 +84,36 @@ bool CostModel::recomputed(const Op& op) const {
            (settings_.recompute == Recompute::Selective && op.attentionCore);
 }
 
+bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
+    const StepSettings& a = settings_;
+    const StepSettings& b = other.settings_;
+    if (&graph_ != &other.graph_ || &cluster_ != &other.cluster_ || !(mesh_ == other.mesh_) ||
+        a.microbatches != b.microbatches)
+        return false;
+    const Op& op = graph_.op(o);
+    if (a.zeroStage != b.zeroStage || a.zeroAxes != b.zeroAxes || a.optimizer != b.optimizer)
+        for (TensorId t : op.inputs)
+            if (graph_.tensor(t).role == TensorRole::Parameter && graph_.parameterOwner(t) == o)
+                return false;
+    if (a.recompute == b.recompute || opKindTraits(op.kind).category == OpCategory::Layout)
+        return true;
+    if (a.recompute != Recompute::Full && b.recompute != Recompute::Full)
+        return !op.attentionCore; // None against Selective
+    if (a.recompute == Recompute::None || b.recompute == Recompute::None)
+        return false;
+    // Selective against Full: the attention core is recomputed under both, and keeps nothing unless
+    // Full keeps one of its inputs as a block input (savedActivationBytes).
+    if (!op.attentionCore)
+        return false;
+    for (TensorId t : op.inputs) {
+        const Tensor& x = graph_.tensor(t);
+        if (x.role != TensorRole::Parameter && x.role != TensorRole::Constant &&
+            (!x.producer.valid() || graph_.op(x.producer).block != op.block))
+            return false;
+    }
+    return true;
+}
+
 double CostModel::savedActivationBytes(OpId o, const OpStrategy& s) const {
     const Op& op = graph_.op(o);
     const OpKindTraits& traits = opKindTraits(op.kind);

@@ -31,6 +31,12 @@ public:
     /// Cost of op `o` under strategy `s`: compute, its own collectives (statistics, halo, gradient
     /// sync and ZeRO traffic of the parameters it owns), optimizer, memory.
     OpCost opCost(OpId o, const OpStrategy& s) const;
+    /// True when opCost(o, s) is the same here and in `other` for every strategy s: the same graph,
+    /// cluster, mesh and micro-batches, and the settings that differ do not reach op `o`. ZeRO and the
+    /// optimizer reach only the ops that own a parameter; recomputation None against Selective only the
+    /// attention core, Selective against Full all but the attention core (unless Full keeps one of its
+    /// inputs), None against Full every op that computes. Example: a softmax under ZeRO 0 and ZeRO 3.
+    bool costsOpAs(OpId o, const CostModel& other) const;
     /// Cost of edge `e` given the strategies of its two ends: forward and backward resharding.
     EdgeCost edgeCost(const Edge& e, const OpStrategy& from, const OpStrategy& to) const;
 

@@ -63,9 +63,19 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
 }
 
 SearchProblem& MeshSearch::problemOf(Combo& c) {
-    if (!c.problem)
+    if (!c.problem) {
+        // Another combination of this graph lends the op tables its settings do not change; one
+        // with the same recomputation lends all but the parameters' owners.
+        const SearchProblem* like = nullptr;
+        for (const auto& [key, other] : combos_)
+            if (other.get() != &c && other->problem && !other->problem->cancelled() &&
+                other->settings.microbatches == c.settings.microbatches &&
+                (!like || other->settings.recompute == c.settings.recompute))
+                like = other->problem.get();
         c.problem = std::make_unique<SearchProblem>(*c.model, in_.pins, c.graph->folded(), in_.stop,
-                                                    SearchProblem::Edges::Deferred, &strategies_[c.settings.microbatches]);
+                                                    SearchProblem::Edges::Deferred, &strategies_[c.settings.microbatches],
+                                                    like);
+    }
     return *c.problem;
 }
 

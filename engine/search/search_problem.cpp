@@ -41,8 +41,11 @@ const std::vector<OpStrategy>& StrategyCache::of(const Graph& graph, OpId o, con
 }
 
 SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
-                             const RepeatedBlocks* folded, std::stop_token stop, Edges edges, StrategyCache* strategies)
+                             const RepeatedBlocks* folded, std::stop_token stop, Edges edges, StrategyCache* strategies,
+                             const SearchProblem* like)
     : model_(model), folded_(folded) {
+    if (like && (like->cancelled_ || like->folded_ != folded || like->size() != int(model.graph().ops().size())))
+        like = nullptr;
     const Graph& g = model.graph();
     const std::size_t n = g.ops().size();
     // The op whose tables op v shares (itself unless it sits in block 3 or later).
@@ -64,6 +67,10 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
         const Op& op = g.ops()[v];
         if (source[v] != v) {
             ops_[v] = ops_[source[v]];
+            continue;
+        }
+        if (like && model.costsOpAs(OpId(v), like->model_)) {
+            ops_[v] = like->ops_[v];
             continue;
         }
         auto tables = std::make_shared<OpTables>();

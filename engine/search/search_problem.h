@@ -64,11 +64,13 @@ public:
     /// A stop request ends the build early; cancelled() then says so and the tables are incomplete.
     /// With Edges::Deferred only the op tables are built: enough for the bounds, and buildEdges() or
     /// shareEdges() adds the pair tables before a solve. `strategies`, when given, holds the ops'
-    /// valid strategies for this graph and mesh across problems.
+    /// valid strategies for this graph and mesh across problems. `like`, when given, is a complete
+    /// problem with the same pins, folding and strategies under other settings: the ops its model
+    /// costs as this one does (CostModel::costsOpAs) take its tables instead of costing them again.
     enum class Edges { Build, Deferred };
     SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
                   const RepeatedBlocks* folded = nullptr, std::stop_token stop = {}, Edges edges = Edges::Build,
-                  StrategyCache* strategies = nullptr);
+                  StrategyCache* strategies = nullptr, const SearchProblem* like = nullptr);
 
     /// Builds the pair tables of a problem made with Edges::Deferred.
     void buildEdges(std::stop_token stop = {});

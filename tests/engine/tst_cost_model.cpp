@@ -9,6 +9,7 @@
 #include "engine/cost/evaluation.h"
 #include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
+#include "engine/sharding/strategy.h"
 
 #include <map>
 
@@ -219,6 +220,54 @@ private slots:
                 syncAcc += c.totalTime();
         QCOMPARE(syncAcc, syncOne);
         QCOMPARE(acc.eval->flopsPerStep, 2 * one.eval->flopsPerStep);
+    }
+    void costsOpAsHoldsExactlyWhereEveryStrategyCostsTheSame() {
+        // Every pair of ZeRO stage x recomputation settings on one mesh, every op, every valid
+        // strategy: where costsOpAs() says the op costs the same, opCost agrees field by field; where
+        // it says not, some strategy's cost differs (so the search shares all it can).
+        const Graph g = loadModel(ModelRequest{"gpt", {"layers=2"}, std::nullopt}, 2);
+        const Cluster c = clusterPreset("dgx-a100", 1);
+        const Mesh mesh = Mesh::parse("data=4,model=2");
+        std::vector<std::unique_ptr<CostModel>> models;
+        for (int z : {0, 1, 3})
+            for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                StepSettings s;
+                s.microbatches = 2;
+                s.zeroStage = z;
+                s.zeroAxes = z > 0 ? axisBit(AxisId(0)) : 0;
+                s.recompute = r;
+                models.push_back(std::make_unique<CostModel>(g, c, mesh, s));
+            }
+        auto same = [](const OpCost& x, const OpCost& y) {
+            return x.forward == y.forward && x.backward == y.backward && x.recompute == y.recompute &&
+                   x.optimizer == y.optimizer && x.commTime() == y.commTime() && x.memory.sum() == y.memory.sum() &&
+                   x.transient == y.transient;
+        };
+        int shared = 0, apart = 0;
+        for (std::size_t v = 0; v < g.ops().size(); ++v) {
+            const Op& op = g.ops()[v];
+            const OpId id(v);
+            const std::vector<OpStrategy> strategies = enumerateStrategies(op, mesh);
+            for (const auto& a : models)
+                for (const auto& b : models) {
+                    if (a == b)
+                        continue;
+                    bool allSame = true;
+                    for (const OpStrategy& st : strategies)
+                        allSame = allSame && same(a->opCost(id, st), b->opCost(id, st));
+                    const bool claimed = a->costsOpAs(id, *b);
+                    QVERIFY2(!claimed || allSame, op.name.c_str());
+                    QVERIFY2(claimed || !allSame, (op.name + " z" + std::to_string(a->settings().zeroStage) + " r" + std::to_string(int(a->settings().recompute)) + " vs z" + std::to_string(b->settings().zeroStage) + " r" + std::to_string(int(b->settings().recompute))).c_str());
+                    ++(claimed ? shared : apart);
+                }
+        }
+        QVERIFY(shared > 0 && apart > 0);
+        // Another micro-batch count is another graph: nothing is shared.
+        const Graph g4 = loadModel(ModelRequest{"gpt", {"layers=2"}, std::nullopt}, 4);
+        StepSettings four;
+        four.microbatches = 4;
+        const CostModel other(g4, c, mesh, four);
+        QVERIFY(!models.front()->costsOpAs(OpId(0), other));
     }
 };
 
