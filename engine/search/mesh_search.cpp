@@ -245,6 +245,15 @@ void MeshSearch::explore() {
                     ++pruned_;
                     continue;
                 }
+                // What fits here may be slower still: the op tables' dual bound under the memory
+                // constraint. It bounds this combination only (more memory-saving settings may fit
+                // where these do not), so it is not a search bound for the settings after it.
+                c.fittingBound = std::max(lower, p.fittingLowerBound(capacity_));
+                if (cannotWin(c.fittingBound)) {
+                    ++memoryBounded_;
+                    ++pruned_;
+                    continue;
+                }
                 const Solution sol = solve(p, c, 0);
                 if (!sol.complete)
                     return;
@@ -270,6 +279,9 @@ void MeshSearch::explore() {
             if (c->problem && std::find(pending_.begin(), pending_.end(), c->settings) == pending_.end())
                 c->problem.reset();
     }
+    if (memoryBounded_ > 0)
+        notes_.push_back(std::to_string(memoryBounded_) + " settings combinations ruled out by the memory-weighted bound "
+                                                          "of their op tables");
     if (noFit > 0)
         notes_.push_back(std::to_string(noFit) + " settings combinations skipped: no choice of strategies fits their "
                                                  "memory");
@@ -340,7 +352,7 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
     solved_ += solves;
     // What this sweep proves about the plans of `c` that fit: at least its best dual bound, and at
     // least its unconstrained optimum.
-    double best = c.unconstrained;
+    double best = std::max(c.unconstrained, c.fittingBound);
     for (const auto& [lambda, dual] : c.duals)
         best = std::max(best, dual);
     sweptBound_ = std::min(sweptBound_, best);
@@ -391,7 +403,7 @@ void MeshSearch::fitMemory() {
             break;
         }
         Combo& c = combo(pending_[i]);
-        if (cannotWin(c.unconstrained))
+        if (cannotWin(c.unconstrained) || cannotWin(c.fittingBound))
             continue; // something that fits is already faster than this combination can be
         if (dualBoundRulesOut(c)) {
             ++pruned_;

@@ -120,6 +120,7 @@ private:
         SearchAlgorithm solver = SearchAlgorithm::Auto;
         double unconstrained = 0;             ///< the memory-weight-0 optimum's step time, once solved
         double unconstrainedMemory = 0;       ///< and its additive memory
+        double fittingBound = 0;              ///< a lower bound on its plans that fit (SearchProblem::fittingLowerBound)
         /// (lambda, L) of exact weighted solves: every choice that fits takes at least L seconds,
         /// L = min over choices of (time + lambda memory) - lambda capacity (weak duality).
         std::vector<std::pair<double, double>> duals;
@@ -156,6 +157,7 @@ private:
     int edgePartsOf_ = 0;                                        ///< that count
     std::optional<CandidatePlan> best_;
     double ownBestFeasible_ = std::numeric_limits<double>::infinity();
+    int memoryBounded_ = 0;   ///< combinations ruled out by their op tables' memory-weighted bound
     std::vector<std::string> notes_;
     double states_ = 0;
     int foldedBlocks_ = 0, opsPerBlock_ = 0;

@@ -140,6 +140,58 @@ double SearchProblem::minPeakMemory() const {
     return total + transient;
 }
 
+double SearchProblem::fittingLowerBound(double capacity) const {
+    double leastTransient = 0;
+    for (int v = 0; v < size(); ++v)
+        if (copies_[std::size_t(v)] > 0)
+            leastTransient = std::max(leastTransient, *std::min_element(op(v).transient.begin(), op(v).transient.end()));
+    const double room = capacity - leastTransient;
+    // g(lambda) = sum_v copies min_k (t + lambda m) - lambda room is concave; its slope is the memory
+    // of the argmins less room, falling as lambda grows. Any lambda gives a valid bound; bisect for
+    // the slope's sign change to get close to the best one.
+    auto weighed = [&](double lambda, double& memory) {
+        double total = 0;
+        memory = 0;
+        for (int v = 0; v < size(); ++v) {
+            const int count = copies_[std::size_t(v)];
+            if (count == 0)
+                continue;
+            const OpTables& o = op(v);
+            std::size_t best = 0;
+            for (std::size_t k = 1; k < o.time.size(); ++k) {
+                const double here = o.time[k] + lambda * o.memory[k], there = o.time[best] + lambda * o.memory[best];
+                if (here < there || (here == there && o.memory[k] < o.memory[best]))
+                    best = k;
+            }
+            total += count * (o.time[best] + lambda * o.memory[best]);
+            memory += count * o.memory[best];
+        }
+        return total - lambda * room;
+    };
+    double memory = 0;
+    const double atZero = weighed(0, memory);
+    if (memory <= room)
+        return atZero;
+    if (minPeakMemory() > capacity)
+        return std::numeric_limits<double>::infinity();
+    // A weight where the argmins fit: the slope is <= 0 from there on.
+    double low = 0, high = atZero / std::max(memory, 1.0);
+    double best = atZero;
+    for (int i = 0; i < 200; ++i) {
+        best = std::max(best, weighed(high, memory));
+        if (memory <= room)
+            break;
+        low = high;
+        high *= 4;
+    }
+    for (int i = 0; i < 40 && high > low * (1 + 1e-9); ++i) {
+        const double mid = 0.5 * (low + high);
+        best = std::max(best, weighed(mid, memory));
+        (memory > room ? low : high) = mid;
+    }
+    return best;
+}
+
 double SearchProblem::minIncrease(const SearchProblem& other, double lambda) const {
     // Ops sharing tables in both problems (the same folding) are summed once with their count.
     const bool sameSharing = other.source_ == source_;

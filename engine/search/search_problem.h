@@ -88,6 +88,14 @@ public:
     double minStepTime() const;
     /// A lower bound on the peak memory of every choice: each op's smallest candidate.
     double minPeakMemory() const;
+    /// A lower bound on the step time of every choice whose peak memory fits `capacity`, with no edge
+    /// tables: max over weights lambda >= 0 of  sum_v min_k (time + lambda memory)(v, k) - lambda C',
+    /// C' = capacity less the least transient buffer (a choice that fits keeps its additive memory
+    /// within C'; edges cost >= 0, so weak duality holds per lambda). Infinity when nothing fits.
+    /// Example: two ops with candidates (1 s, 8 GB) or (3 s, 2 GB) each, C' = 10 GB: every choice
+    /// that fits takes one small candidate; at lambda = 1/3 s/GB the bound is 2 x 11/3 - 10/3 = 4 s,
+    /// where minStepTime() says 2 s.
+    double fittingLowerBound(double capacity) const;
     /// sum_v min_k [(time + lambda memory)(v, k) - other's] for `other` with the same candidates: the
     /// optimum of objective(., lambda) here is at least other's plus this, when every edge costs at
     /// least what it costs in other (lambda 0: step times).

@@ -9,6 +9,8 @@
 #include "engine/cluster/cluster_presets.h"
 #include "engine/cost/cost_model.h"
 #include "engine/search/repeated_blocks.h"
+#include "engine/io/model_file.h"
+#include "engine/search/search.h"
 #include "engine/search/search_problem.h"
 
 #include <cmath>
@@ -197,6 +199,58 @@ private slots:
             QVERIFY2(dual <= fastestThatFits * (1 + 1e-12),
                      qPrintable(QStringLiteral("lambda %1: dual %2 > %3").arg(lambda).arg(dual).arg(fastestThatFits)));
         }
+    }
+    void fittingLowerBoundHoldsForEveryPlanThatFits() {
+        // By brute force over every assignment, at several capacities between the least and the
+        // largest peak: no choice that fits is faster than the bound, which is at least
+        // minStepTime(); below the least peak nothing fits (infinity). (This MLP's fastest candidates
+        // are also its smallest; the next test has memory binding.)
+        const SmallMlp mlp;
+        const CostModel model = mlp.model(0);
+        const SearchProblem p(model, {});
+        std::vector<double> peaks;
+        everyChoice(p, [&](const std::vector<int>& x) { peaks.push_back(p.peakMemory(x)); });
+        std::sort(peaks.begin(), peaks.end());
+        for (double quantile : {0.0, 0.02, 0.1, 0.25, 0.5, 1.0}) {
+            const double capacity = peaks[std::size_t(quantile * double(peaks.size() - 1))];
+            double fastestThatFits = std::numeric_limits<double>::infinity();
+            everyChoice(p, [&](const std::vector<int>& x) {
+                if (p.peakMemory(x) <= capacity)
+                    fastestThatFits = std::min(fastestThatFits, p.stepTime(x));
+            });
+            const double bound = p.fittingLowerBound(capacity);
+            QVERIFY2(bound <= fastestThatFits * (1 + 1e-12),
+                     qPrintable(QStringLiteral("capacity %1: bound %2 > %3").arg(capacity).arg(bound).arg(fastestThatFits)));
+            QVERIFY(bound >= p.minStepTime() * (1 - 1e-12));
+        }
+        QCOMPARE(p.fittingLowerBound(p.minPeakMemory() * 0.999), std::numeric_limits<double>::infinity());
+    }
+    void fittingLowerBoundBindsWhereMemoryDoes() {
+        // mixtral-8x7b on 8 DGX H100 nodes, B 512 in 8 micro-batches, ZeRO 2, selective, on
+        // data=32,model=2: the fastest candidates do not fit together, so the bound rises above
+        // minStepTime(), and stays below the step time of the plan the search finds that fits.
+        const Graph g = loadModel(ModelRequest{"mixtral-8x7b", {}, 512}, 8);
+        const Cluster c = clusterPreset("dgx-h100", 8);
+        StepSettings s;
+        s.microbatches = 8;
+        s.recompute = Recompute::Selective;
+        s.zeroStage = 2;
+        s.zeroAxes = axisBit(AxisId(0));
+        const CostModel model(g, c, Mesh::parse("data=32,model=2"), s);
+        const SearchProblem p(model, {}, nullptr, {}, SearchProblem::Edges::Deferred);
+        const double bound = p.fittingLowerBound(c.device.memoryBytes);
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = &c;
+        r.mesh = model.mesh();
+        r.settings = s;
+        r.threads = 1;
+        const auto found = search(r);
+        qInfo("bound %.4f s, no-memory bound %.4f s, searched %.4f s (fits: %d)", bound, p.minStepTime(),
+              found->evaluation->stepTime, int(found->evaluation->feasible));
+        QVERIFY(found->evaluation->feasible);
+        QVERIFY(bound <= found->evaluation->stepTime);
+        QVERIFY(bound > p.minStepTime() * 1.05);
     }
     void minIncreaseBoundsTheOtherStagesOptimum() {
         // Same edges, other op tables (ZeRO 0 against 3, both ways): the weighted optimum of one is at
