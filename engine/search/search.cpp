@@ -190,26 +190,22 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         in.progress = [&report, i](double f) { report(i, f); };
         searches[i] = std::make_unique<MeshSearch>(meshes[i], std::move(in), bound);
     }
-    auto pass = [&](std::vector<void (MeshSearch::*)()> steps) {
+    auto pass = [&](void (MeshSearch::*step)()) {
         onPool(meshes.size(), r.threads, [&](std::size_t i) {
-            for (const auto step : steps) {
-                if (!errors[i].empty() || (sameAs[i] && step != &MeshSearch::floor))
-                    return;
-                try {
-                    (searches[i].get()->*step)();
-                } catch (const InputError& e) {
-                    errors[i] = e.what();
-                }
+            if (!errors[i].empty() || (sameAs[i] && step != &MeshSearch::floor))
+                return;
+            try {
+                (searches[i].get()->*step)();
+            } catch (const InputError& e) {
+                errors[i] = e.what();
             }
         });
     };
-    // Every mesh's floor first, so each search starts from the best baseline anywhere; then each
-    // mesh explores and fits memory in one go, so a plan that fits on one tightens the bound the
-    // meshes after it prune with.
-    pass({&MeshSearch::floor});
-    pass({&MeshSearch::explore, &MeshSearch::fitMemory});
+    pass(&MeshSearch::floor);
+    pass(&MeshSearch::explore);
+    pass(&MeshSearch::fitMemory);
     if (bound.bestFeasible() == std::numeric_limits<double>::infinity() && !r.stop.stop_requested())
-        pass({&MeshSearch::closestToFitting});
+        pass(&MeshSearch::closestToFitting);
 
     auto result = std::make_shared<SearchResult>();
     SearchReport& rep = result->report;
