@@ -127,10 +127,10 @@ bool dominates(const Neighbourhood& n, int y, int x) {
 }
 
 /// The cheapest surviving values tried as dominators of each value: almost every removal comes from
-/// one of them, and trying all would cost O(k^2) checks per variable. Under callgrind, 64 against
-/// 16 removes a third of the elimination's states and 6-10% of the instructions of a joint search
-/// (gpt3-175b on 1024 A100s, mixtral-8x7b on 64 H100s); 8 costs 3% more than 16.
-constexpr std::size_t kDominators = 64;
+/// one of them, and trying all would cost O(k^2) checks per variable. Under callgrind, 256 against
+/// 16 removes a third of the elimination's states and 7-15% of the instructions of a joint search
+/// (gpt3-175b on 1024 A100s, mixtral-8x7b on 64 H100s; 64 gets most of it); 8 costs 3% more than 16.
+constexpr std::size_t kDominators = 256;
 
 /// Removes the dominated values of v from alive[v].
 void pruneVariable(int v, const std::vector<int>& domains, const std::vector<CostTable>& factors,

@@ -16,7 +16,7 @@ namespace shardscope {
 
 /// The values of each variable that survive dominance (ascending original indices). Variables with
 /// keep[v], and variables in a factor over more than two variables, keep every value. Dominators
-/// tried for a value: the 64 cheapest others alone that are no dearer alone. One pass in variable
+/// tried for a value: the 256 cheapest others alone that are no dearer alone. One pass in variable
 /// order, each variable against its neighbours' values left so far. Of identical values one stays. Each test
 /// is decided by row summaries where they suffice (means, extremes, and the differences where y's
 /// row peaks and x's dips) before the full comparison.
