@@ -86,6 +86,16 @@ double bruteMinimum(const SearchProblem& p, double lambda) {
     return best;
 }
 
+/// The least step time over the assignments of `p` that `fits` accepts (infinity if none), by brute force.
+template <typename Fits> double fastestWhere(const SearchProblem& p, Fits fits) {
+    double best = std::numeric_limits<double>::infinity();
+    everyChoice(p, [&](const std::vector<int>& x) {
+        if (fits(x))
+            best = std::min(best, p.stepTime(x));
+    });
+    return best;
+}
+
 /// A one-layer MLP on data=2,model=2 of one 4-GPU node, under ZeRO stage `zero`.
 struct SmallMlp {
     Graph graph;
@@ -188,11 +198,8 @@ private slots:
         QVERIFY(memories.size() > 100);
         std::sort(memories.begin(), memories.end());
         const double capacity = memories[memories.size() / 4];
-        double fastestThatFits = std::numeric_limits<double>::infinity();
-        everyChoice(p, [&](const std::vector<int>& x) {
-            if (p.memoryOf(x) <= capacity)
-                fastestThatFits = std::min(fastestThatFits, p.stepTime(x));
-        });
+        const double fastestThatFits =
+            fastestWhere(p, [&](const std::vector<int>& x) { return p.memoryOf(x) <= capacity; });
         const double scale = bruteMinimum(p, 0) / capacity;
         for (double lambda : {0.0, scale / 16, scale, 16 * scale, 256 * scale}) {
             const double dual = bruteMinimum(p, lambda) - lambda * capacity;
@@ -213,11 +220,8 @@ private slots:
         std::sort(peaks.begin(), peaks.end());
         for (double quantile : {0.0, 0.02, 0.1, 0.25, 0.5, 1.0}) {
             const double capacity = peaks[std::size_t(quantile * double(peaks.size() - 1))];
-            double fastestThatFits = std::numeric_limits<double>::infinity();
-            everyChoice(p, [&](const std::vector<int>& x) {
-                if (p.peakMemory(x) <= capacity)
-                    fastestThatFits = std::min(fastestThatFits, p.stepTime(x));
-            });
+            const double fastestThatFits =
+                fastestWhere(p, [&](const std::vector<int>& x) { return p.peakMemory(x) <= capacity; });
             const double bound = p.fittingLowerBound(capacity);
             QVERIFY2(bound <= fastestThatFits * (1 + 1e-12),
                      qPrintable(QStringLiteral("capacity %1: bound %2 > %3").arg(capacity).arg(bound).arg(fastestThatFits)));
