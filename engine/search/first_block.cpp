@@ -9,6 +9,25 @@ double pairCost(const SearchProblem& problem, const PairTable& p, int v, int kv,
     return v == p.a ? p.table()[std::size_t(kv) * kb + std::size_t(kw)] : p.table()[std::size_t(kw) * kb + std::size_t(kv)];
 }
 
+namespace {
+
+/// True when pair `p` with op `v` at one end costs what pair `q` with op `w` at that end costs, for
+/// every pair of candidates (both pairs' ops have the same candidates).
+bool sameCosts(const SearchProblem& problem, const PairTable& p, int v, const PairTable& q, int w) {
+    if (p.values == q.values)
+        return true;
+    if ((v == p.a) == (w == q.a))
+        return p.table() == q.table(); // laid out alike: one comparison of the entries
+    const int other = v == p.a ? p.b : p.a;
+    for (int x = 0; x < problem.choices(v); ++x)
+        for (int y = 0; y < problem.choices(other); ++y)
+            if (pairCost(problem, p, v, x, y) != pairCost(problem, q, w, x, y))
+                return false;
+    return true;
+}
+
+} // namespace
+
 std::optional<FirstBlockGhost> firstBlockAsGhost(const SearchProblem& problem, const RepeatedBlocks& rb) {
     const int P = rb.period(), exit0 = rb.exit(0).value;
     auto block = [&](int op) { return rb.blockOf[std::size_t(op)]; };
@@ -53,12 +72,8 @@ std::optional<FirstBlockGhost> firstBlockAsGhost(const SearchProblem& problem, c
             const int t0 = rb.blocks[1][std::size_t(position(inner))].value;
             const int t1 = rb.blocks[1][std::size_t(position(other))].value;
             const PairTable* twin = find(t0, t1);
-            if (!twin)
+            if (!twin || !sameCosts(problem, p, inner, *twin, t0))
                 return std::nullopt;
-            for (int x = 0; x < problem.choices(inner); ++x)
-                for (int y = 0; y < problem.choices(other); ++y)
-                    if (pairCost(problem, p, inner, x, y) != pairCost(problem, *twin, t0, x, y))
-                        return std::nullopt;
         } else if (block(other) == 1) {
             if (inner != exit0)
                 return std::nullopt;
