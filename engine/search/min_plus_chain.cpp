@@ -5,7 +5,7 @@
 
 namespace shardscope {
 
-MinPlusChain::MinPlusChain(Eigen::MatrixXd transfer) { nodes_.push_back(Node{std::move(transfer), -1, -1}); }
+MinPlusChain::MinPlusChain(Eigen::MatrixXd transfer) { leaf(std::move(transfer), {}); }
 
 int MinPlusChain::product(int a, int b) {
     const Eigen::MatrixXd& A = nodes_[std::size_t(a)].m;
@@ -32,8 +32,41 @@ int MinPlusChain::product(int a, int b) {
     return int(nodes_.size()) - 1;
 }
 
-int MinPlusChain::power(int n) {
-    int result = -1, base = 0;
+namespace {
+
+/// The states of `t` that no other kept state dominates both as an end and as a start: y dominates
+/// x when t(g, x) >= t(g, y) for every g and t(x, h) >= t(y, h) for every h. Replacing x by y at any
+/// inner position of a path then costs no more (consecutive x's are replaced one at a time, each
+/// step no dearer since t(y, x) <= t(x, x) and t(y, y) <= t(y, x)), so inner boundaries need only
+/// the kept states. Of identical states the last stays.
+std::vector<int> undominatedStates(const Eigen::MatrixXd& t) {
+    const int k = int(t.rows());
+    std::vector<bool> gone(std::size_t(k), false);
+    auto dominates = [&](int y, int x) {
+        for (int g = 0; g < k; ++g)
+            if (t(g, x) < t(g, y) || t(x, g) < t(y, g))
+                return false;
+        return true;
+    };
+    for (int x = 0; x < k; ++x)
+        for (int y = 0; y < k && !gone[std::size_t(x)]; ++y)
+            gone[std::size_t(x)] = y != x && !gone[std::size_t(y)] && dominates(y, x);
+    std::vector<int> kept;
+    for (int x = 0; x < k; ++x)
+        if (!gone[std::size_t(x)])
+            kept.push_back(x);
+    return kept;
+}
+
+} // namespace
+
+int MinPlusChain::leaf(Eigen::MatrixXd m, std::vector<int> columns) {
+    nodes_.push_back(Node{std::move(m), -1, -1, std::move(columns)});
+    return int(nodes_.size()) - 1;
+}
+
+int MinPlusChain::squarings(int base, int n) {
+    int result = -1;
     while (n > 0) {
         if (n & 1)
             result = result < 0 ? base : product(result, base);
@@ -44,10 +77,33 @@ int MinPlusChain::power(int n) {
     return result;
 }
 
+int MinPlusChain::power(int n) {
+    const Eigen::MatrixXd& t = nodes_.front().m;
+    const std::vector<int> kept = n >= 2 && t.rows() == t.cols() ? undominatedStates(t) : std::vector<int>{};
+    if (kept.empty() || kept.size() == std::size_t(t.rows()))
+        return squarings(0, n);
+    // T^n = T(:, S) (T(S, S))^(n-2) T(S, :) with S the kept states: the inner boundaries need no other.
+    // Example: 60 states of which 15 are kept make each squaring 64x cheaper.
+    const Eigen::Index k = t.rows(), s = Eigen::Index(kept.size());
+    Eigen::MatrixXd into(k, s), inner(s, s), outOf(s, k);
+    for (Eigen::Index j = 0; j < s; ++j) {
+        into.col(j) = t.col(kept[std::size_t(j)]);
+        outOf.row(j) = t.row(kept[std::size_t(j)]);
+        for (Eigen::Index i = 0; i < s; ++i)
+            inner(i, j) = t(kept[std::size_t(i)], kept[std::size_t(j)]);
+    }
+    const int first = leaf(std::move(into), kept);
+    const int last = leaf(std::move(outOf), {});
+    if (n == 2)
+        return product(first, last);
+    const int middle = squarings(leaf(std::move(inner), kept), n - 2);
+    return product(product(first, middle), last);
+}
+
 void MinPlusChain::expand(int node, int from, int to, std::vector<int>& out) const {
     const Node& n = nodes_[std::size_t(node)];
     if (n.left < 0) {
-        out.push_back(to);
+        out.push_back(n.columns.empty() ? to : n.columns[std::size_t(to)]);
         return;
     }
     const Eigen::MatrixXd& A = nodes_[std::size_t(n.left)].m;

@@ -9,7 +9,9 @@
 namespace shardscope {
 
 /// T^n under (min, +) by repeated squaring: O(K^3 log n) instead of O(K^2 n) per query, with every
-/// product's two factors kept so that path() can find each midpoint again.
+/// product's two factors kept so that path() can find each midpoint again. States that another
+/// dominates both as an end and as a start of T are left out of the inner boundaries, so the
+/// squarings run on the kept states only.
 class MinPlusChain {
 public:
     /// `transfer`(i, j) is the cost of going from boundary state i to state j through one block.
@@ -30,8 +32,12 @@ private:
         Eigen::MatrixXd m;
         int left = -1;
         int right = -1;
+        std::vector<int> columns;  ///< of a factor: the state of each column (empty: column j is state j)
     };
+    int leaf(Eigen::MatrixXd m, std::vector<int> columns);
     int product(int a, int b);
+    /// base^n (n >= 1) by repeated squaring.
+    int squarings(int base, int n);
     void expand(int node, int from, int to, std::vector<int>& out) const;
 
     std::vector<Node> nodes_;
