@@ -313,15 +313,20 @@ double CostModel::edgeTime(const Edge& e, const ProducerEnd& from, const Consume
     return forwardPasses(e.to) * t.forward + t.backward;
 }
 
+double CostModel::reshardSeconds(const TensorSharding& from, const TensorSharding& to, double bytes) const {
+    const int m = settings_.microbatches;
+    double t = 0;
+    for (const ReshardStep& step : reshard(from, to, bytes, mesh_))
+        t += m * comm_.time(step.kind, step.axes, step.bytes);
+    return t;
+}
+
 CostModel::EdgeTimes CostModel::edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
     const double bytes = graph_.tensor(e.tensor).bytes();
-    const int m = settings_.microbatches;
     EdgeTimes t;
-    for (const ReshardStep& step : reshard(from.value, to.value, bytes, mesh_))
-        t.forward += m * comm_.time(step.kind, step.axes, step.bytes);
+    t.forward = reshardSeconds(from.value, to.value, bytes);
     if (needsGrad_[e.tensor.index()])
-        for (const ReshardStep& step : reshard(to.gradient, from.gradient, bytes, mesh_))
-            t.backward += m * comm_.time(step.kind, step.axes, step.bytes);
+        t.backward = reshardSeconds(to.gradient, from.gradient, bytes);
     return t;
 }
 

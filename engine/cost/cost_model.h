@@ -70,6 +70,8 @@ public:
     };
     /// edgeTime() split by pass.
     EdgeTimes edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
+    /// Seconds per step of resharding a tensor of `bytes` from `from` to `to` once per micro-batch.
+    double reshardSeconds(const TensorSharding& from, const TensorSharding& to, double bytes) const;
     /// How often the forward reshardings into `consumer` run per micro-batch: 2 when it is recomputed.
     int forwardPasses(OpId consumer) const { return recomputed(graph_.op(consumer)) ? 2 : 1; }
 

@@ -367,14 +367,36 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
     const EndGroups<CostModel::ConsumerEnd> to(cw, [&](const OpStrategy& s) { return model_.consumerEnd(e, s); });
     // Edges of the same tensor size, gradient need and ends (say the same layer's in several
     // unfolded blocks) cost the same: cost the distinct pairs of ends once per build.
-    auto [slot, fresh] = cache.try_emplace(
+    auto [slot, fresh] = cache.byKey.try_emplace(
         EdgeKey{model_.graph().tensor(e.tensor).bytes(), model_.needsGradient(e.tensor), from.ends, to.ends});
     std::vector<CostModel::EdgeTimes>& distinct = slot->second;
     if (fresh) {
+        // Other edges carry the same reshardings of the same size: price each once per build.
+        const double bytes = model_.graph().tensor(e.tensor).bytes();
+        const bool gradient = model_.needsGradient(e.tensor);
+        auto words = [](const auto& ends, auto part) {
+            std::vector<std::optional<std::uint64_t>> out;
+            for (const auto& end : ends)
+                out.push_back(ReshardMemo::word(end.*part));
+            return out;
+        };
+        const auto fromValue = words(from.ends, &CostModel::ProducerEnd::value);
+        const auto fromGradient = words(from.ends, &CostModel::ProducerEnd::gradient);
+        const auto toValue = words(to.ends, &CostModel::ConsumerEnd::value);
+        const auto toGradient = words(to.ends, &CostModel::ConsumerEnd::gradient);
+        auto seconds = [&](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b,
+                           const TensorSharding& sa, const TensorSharding& sb) {
+            auto price = [&] { return model_.reshardSeconds(sa, sb, bytes); };
+            return a && b ? cache.reshardings.seconds(bytes, *a, *b, price) : price();
+        };
         distinct.resize(from.ends.size() * to.ends.size());
         for (std::size_t i = 0; i < from.ends.size(); ++i)
-            for (std::size_t j = 0; j < to.ends.size(); ++j)
-                distinct[i * to.ends.size() + j] = model_.edgeTimes(e, from.ends[i], to.ends[j]);
+            for (std::size_t j = 0; j < to.ends.size(); ++j) {
+                CostModel::EdgeTimes& t = distinct[i * to.ends.size() + j];
+                t.forward = seconds(fromValue[i], toValue[j], from.ends[i].value, to.ends[j].value);
+                if (gradient)
+                    t.backward = seconds(toGradient[j], fromGradient[i], to.ends[j].gradient, from.ends[i].gradient);
+            }
     }
     std::vector<double> forward(cu.size() * cw.size()), backward(cu.size() * cw.size());
     for (std::size_t i = 0; i < cu.size(); ++i)

@@ -4,6 +4,7 @@
 // Every algorithm minimises  sum_v unary[v][k_v] + sum_(u,v) pair[k_u][k_v]  over the choices k.
 
 #include "engine/cost/cost_model.h"
+#include "engine/cost/reshard_memo.h"
 #include "engine/search/repeated_blocks.h"
 
 #include <map>
@@ -149,8 +150,11 @@ private:
     const OpTables& op(int v) const { return *ops_[static_cast<std::size_t>(v)]; }
     /// What an edge's times depend on: tensor bytes, whether it has a gradient, and its distinct ends.
     using EdgeKey = std::tuple<double, bool, std::vector<CostModel::ProducerEnd>, std::vector<CostModel::ConsumerEnd>>;
-    /// Times of every pair of distinct ends, per key, within one build.
-    using EdgeCache = std::map<EdgeKey, std::vector<CostModel::EdgeTimes>>;
+    /// Times of every pair of distinct ends, per key, within one build, and the reshardings they took.
+    struct EdgeCache {
+        std::map<EdgeKey, std::vector<CostModel::EdgeTimes>> byKey;
+        ReshardMemo reshardings;
+    };
     /// Edge `e`'s forward and backward tables [producer candidate][consumer candidate].
     std::pair<std::vector<double>, std::vector<double>> edgeTables(const Edge& e, EdgeCache& cache) const;
     /// pairs_ from parts_, weighing the forward parts by this model's recomputation.

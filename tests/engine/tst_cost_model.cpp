@@ -7,6 +7,7 @@
 #include "engine/cluster/cluster_presets.h"
 #include "engine/cost/cost_model.h"
 #include "engine/cost/evaluation.h"
+#include "engine/cost/reshard_memo.h"
 #include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
 #include "engine/sharding/strategy.h"
@@ -268,6 +269,32 @@ private slots:
         four.microbatches = 4;
         const CostModel other(g4, c, mesh, four);
         QVERIFY(!models.front()->costsOpAs(OpId(0), other));
+    }
+
+    void reshardMemoPricesEachReshardingOnce() {
+        // Shardings that differ in one dimension's axes, in the partial axes or only in rank pack to
+        // different words; seven dimensions do not pack.
+        const TensorSharding a{{1, 0, 0}, 0}, b{{0, 1, 0}, 0}, c{{1, 0, 0}, 2}, d{{1, 0}, 0};
+        const std::vector<TensorSharding> all{a, b, c, d};
+        for (std::size_t i = 0; i < all.size(); ++i)
+            for (std::size_t j = 0; j < all.size(); ++j)
+                QCOMPARE(*ReshardMemo::word(all[i]) == *ReshardMemo::word(all[j]), i == j);
+        QVERIFY(!ReshardMemo::word(TensorSharding{std::vector<AxisSet>(7, 0), 0}));
+        // 3000 distinct reshardings (past the table's first growth), each asked for three times: each
+        // is priced once and answers what its first pricing said.
+        ReshardMemo memo;
+        int priced = 0;
+        for (int round = 0; round < 3; ++round)
+            for (int k = 0; k < 3000; ++k) {
+                const double bytes = 1024.0 * (1 + k % 1000);
+                const std::uint64_t from = *ReshardMemo::word(all[std::size_t(k / 1000)]), to = *ReshardMemo::word(d);
+                const double got = memo.seconds(bytes, from, to, [&] {
+                    ++priced;
+                    return bytes + 1e9 * double(k / 1000);
+                });
+                QCOMPARE(got, bytes + 1e9 * double(k / 1000));
+            }
+        QCOMPARE(priced, 3000);
     }
 };
 
