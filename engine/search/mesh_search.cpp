@@ -186,10 +186,12 @@ bool MeshSearch::worseZeroStage(Combo& c) {
     for (int z : sp.zeroStages) {
         if (z == s.zeroStage || (z > 0 && in_.zeroAxes == 0))
             continue;
-        Combo& other = combo(sp.at(z, s.recompute, s.microbatches, in_.zeroAxes));
-        const SearchProblem& q = problemOf(other);
-        if (q.cancelled())
-            return false;
+        // Only stages whose tables exist already: building them just to compare costs more than the
+        // solves it spares.
+        const auto it = combos_.find(std::make_tuple(s.microbatches, int(s.recompute), z));
+        if (it == combos_.end() || !it->second->problem || it->second->problem->cancelled())
+            continue;
+        const SearchProblem& q = *it->second->problem;
         // Identical tables: keep the lower stage (the simpler configuration).
         if (problemOf(c).noBetterThan(q) && (z < s.zeroStage || !q.noBetterThan(problemOf(c))))
             return true;

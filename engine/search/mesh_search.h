@@ -131,8 +131,9 @@ private:
     CandidatePlan planFrom(const Combo& c, const std::vector<int>& choice) const;
     void consider(CandidatePlan candidate);
     bool dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const;
-    /// True when another ZeRO stage of the same recomputation and micro-batches is at least as fast
-    /// and small for every choice (SearchProblem::noBetterThan), so `c` need not be solved.
+    /// True when another ZeRO stage of the same recomputation and micro-batches, with its tables
+    /// built already, is at least as fast and small for every choice (SearchProblem::noBetterThan),
+    /// so `c` need not be solved.
     bool worseZeroStage(Combo& c);
     std::optional<Plan> pinnedBaseline(const Combo& c, const std::string& spec) const;
     void sweep(Combo& c, double ceilingScale, bool toTheEnd);
