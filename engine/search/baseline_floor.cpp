@@ -43,7 +43,9 @@ void MeshSearch::floor() {
                 continue;
             const std::string spec = baselineSpec(pattern, z);
             std::vector<std::pair<StepSettings, double>> bounds;
-            for (int m : sp.microbatches)
+            for (int m : sp.microbatches) {
+                // The pattern's strategies depend on the graph of this count, not on recomputation.
+                std::optional<std::optional<Plan>> forCount;
                 for (Recompute r : sp.recomputes) {
                     if (in_.stop.stop_requested()) {
                         cancelled_ = true;
@@ -55,13 +57,20 @@ void MeshSearch::floor() {
                         continue;
                     }
                     Combo& c = combo(s);
-                    std::optional<Plan> plan = pinnedBaseline(c, spec);
-                    if (!plan)
+                    if (!forCount)
+                        forCount = pinnedBaseline(c, spec);
+                    if (!*forCount)
                         continue;
-                    const Score score = scorePlan(*c.model, *plan, c.graph->folded());
+                    Plan& plan = **forCount;
+                    plan.settings = c.settings;
+                    const Score score = scorePlan(*c.model, plan, c.graph->folded());
                     bounds.emplace_back(s, score.stepTime);
-                    consider(CandidatePlan{std::move(*plan), score, c.graph, SearchAlgorithm::Auto, spec});
+                    if (score.feasible)
+                        recordFit(score.stepTime);
+                    if (!best_ || preferred(score, best_->score))
+                        consider(CandidatePlan{plan, score, c.graph, SearchAlgorithm::Auto, spec});
                 }
+            }
         }
     progress(0.1);
 }

@@ -164,11 +164,14 @@ CandidatePlan MeshSearch::planFrom(const Combo& c, const std::vector<int>& choic
     return out;
 }
 
+void MeshSearch::recordFit(double stepTime) {
+    bound_.fits(stepTime);
+    ownBestFeasible_ = std::min(ownBestFeasible_, stepTime);
+}
+
 void MeshSearch::consider(CandidatePlan candidate) {
-    if (candidate.score.feasible) {
-        bound_.fits(candidate.score.stepTime);
-        ownBestFeasible_ = std::min(ownBestFeasible_, candidate.score.stepTime);
-    }
+    if (candidate.score.feasible)
+        recordFit(candidate.score.stepTime);
     if (!best_ || preferred(candidate.score, best_->score))
         best_ = std::move(candidate);
 }

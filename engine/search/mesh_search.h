@@ -129,6 +129,9 @@ private:
     SearchProblem& problemOf(Combo& c);
     Solution solve(const SearchProblem& problem, Combo& c, double lambda);
     CandidatePlan planFrom(const Combo& c, const std::vector<int>& choice) const;
+    /// Records a plan that fits: the shared bound and this mesh's best.
+    void recordFit(double stepTime);
+    /// Records `candidate` (recordFit() if it fits) and keeps it if preferred to the best so far.
     void consider(CandidatePlan candidate);
     bool dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const;
     /// True when another ZeRO stage of the same recomputation and micro-batches, with its tables
