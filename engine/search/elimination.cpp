@@ -25,6 +25,30 @@ int Elimination::pruneDominated(const std::vector<bool>& keep) {
         if (!alive_[f])
             continue;
         const std::vector<int>& vars = factors_[f].vars;
+        const std::vector<double>& table = factors_[f].table;
+        if (vars.size() == 1) {
+            std::vector<double> reduced;
+            reduced.reserve(alive[std::size_t(vars[0])].size());
+            for (int x : alive[std::size_t(vars[0])])
+                reduced.push_back(table[std::size_t(x)]);
+            factors_[f].table = std::move(reduced);
+            continue;
+        }
+        if (vars.size() == 2) {
+            // Pair tables, the most common: rows of the first variable's survivors, columns of the second's.
+            const std::vector<int>& rows = alive[std::size_t(vars[0])];
+            const std::vector<int>& cols = alive[std::size_t(vars[1])];
+            const std::size_t width = std::size_t(domains_[std::size_t(vars[1])]);
+            std::vector<double> reduced;
+            reduced.reserve(rows.size() * cols.size());
+            for (int x : rows) {
+                const double* row = table.data() + std::size_t(x) * width;
+                for (int y : cols)
+                    reduced.push_back(row[y]);
+            }
+            factors_[f].table = std::move(reduced);
+            continue;
+        }
         std::size_t size = 1;
         for (int v : vars)
             size *= alive[std::size_t(v)].size();
