@@ -15,7 +15,8 @@ double difference(double a, double b) { return a == b ? 0.0 : a - b; }
 /// remaining values (row x = the costs of value x against each remaining neighbour value).
 struct Neighbourhood {
     std::vector<double> unary;
-    std::vector<std::vector<double>> rows;   ///< per pair factor: domain(v) x remaining(w), row-major
+    std::vector<const double*> rows;          ///< per pair factor: domain(v) x remaining(w), row-major
+    std::vector<std::vector<double>> owned;  ///< the rows not read in place from the factor's table
     std::vector<std::size_t> width;          ///< per pair factor: remaining(w)
     std::vector<double> meanSum;             ///< per value x: sum over factors of the mean of row x
     std::vector<double> maxSum, minSum;      ///< per value x: sums over factors of row x's max and min
@@ -35,7 +36,7 @@ void summarise(Neighbourhood& n) {
         if (w == 0)
             continue;
         for (std::size_t x = 0; x < kv; ++x) {
-            const double* r = n.rows[f].data() + x * w;
+            const double* r = n.rows[f] + x * w;
             double sum = 0, hi = -Elimination::kInfinity, lo = Elimination::kInfinity;
             for (std::size_t j = 0; j < w; ++j) {
                 sum += r[j];
@@ -72,13 +73,19 @@ Neighbourhood neighbourhood(int v, const std::vector<int>& domains, const std::v
         const int w = first ? f.vars[1] : f.vars[0];
         const std::vector<int>& js = alive[std::size_t(w)];
         const std::size_t kw = std::size_t(domains[std::size_t(w)]);
-        std::vector<double> rows(std::size_t(kv) * js.size());
+        n.width.push_back(js.size());
+        if (first && js.size() == kw) {
+            n.rows.push_back(f.table.data()); // every neighbour value left: the table's rows as they are
+            continue;
+        }
+        std::vector<double> rows;
+        rows.reserve(std::size_t(kv) * js.size());
         for (int x = 0; x < kv; ++x)
             for (std::size_t j = 0; j < js.size(); ++j)
-                rows[std::size_t(x) * js.size() + j] = first ? f.table[std::size_t(x) * kw + std::size_t(js[j])]
-                                                             : f.table[std::size_t(js[j]) * std::size_t(kv) + std::size_t(x)];
-        n.rows.push_back(std::move(rows));
-        n.width.push_back(js.size());
+                rows.push_back(first ? f.table[std::size_t(x) * kw + std::size_t(js[j])]
+                                     : f.table[std::size_t(js[j]) * std::size_t(kv) + std::size_t(x)]);
+        n.owned.push_back(std::move(rows));
+        n.rows.push_back(n.owned.back().data());
     }
     summarise(n);
     return n;
@@ -104,8 +111,8 @@ bool dominates(const Neighbourhood& n, int y, int x) {
         const std::size_t w = n.width[f];
         if (w == 0)
             continue;
-        const double* ry = n.rows[f].data() + std::size_t(y) * w;
-        const double* rx = n.rows[f].data() + std::size_t(x) * w;
+        const double* ry = n.rows[f] + std::size_t(y) * w;
+        const double* rx = n.rows[f] + std::size_t(x) * w;
         const std::size_t a = n.highAt[f][std::size_t(y)], b = n.lowAt[f][std::size_t(x)];
         probed += std::max(difference(ry[a], rx[a]), difference(ry[b], rx[b]));
     }
@@ -114,8 +121,8 @@ bool dominates(const Neighbourhood& n, int y, int x) {
     double used = 0;
     for (std::size_t f = 0; f < n.rows.size(); ++f) {
         const std::size_t w = n.width[f];
-        const double* ry = n.rows[f].data() + std::size_t(y) * w;
-        const double* rx = n.rows[f].data() + std::size_t(x) * w;
+        const double* ry = n.rows[f] + std::size_t(y) * w;
+        const double* rx = n.rows[f] + std::size_t(x) * w;
         double worst = -Elimination::kInfinity;
         for (std::size_t j = 0; j < w; ++j)
             worst = std::max(worst, difference(ry[j], rx[j]));
