@@ -21,6 +21,7 @@ struct Neighbourhood {
     std::vector<double> meanSum;             ///< per value x: sum over factors of the mean of row x
     std::vector<double> maxSum, minSum;      ///< per value x: sums over factors of row x's max and min
     std::vector<std::vector<std::size_t>> highAt, lowAt;  ///< per pair factor, per value: where its row peaks and dips
+    std::vector<std::vector<char>> finite;                ///< per pair factor, per value: its row has no infinity
 };
 
 /// Fills the per-value row summaries the quick tests of dominates() use.
@@ -31,6 +32,7 @@ void summarise(Neighbourhood& n) {
     n.minSum.assign(kv, 0.0);
     n.highAt.assign(n.rows.size(), std::vector<std::size_t>(kv, 0));
     n.lowAt.assign(n.rows.size(), std::vector<std::size_t>(kv, 0));
+    n.finite.assign(n.rows.size(), std::vector<char>(kv, 0));
     for (std::size_t f = 0; f < n.rows.size(); ++f) {
         const std::size_t w = n.width[f];
         if (w == 0)
@@ -49,6 +51,7 @@ void summarise(Neighbourhood& n) {
                     n.lowAt[f][x] = j;
                 }
             }
+            n.finite[f][x] = std::isfinite(sum);
             n.meanSum[x] += sum / double(w);
             n.maxSum[x] += hi;
             n.minSum[x] += lo;
@@ -106,6 +109,8 @@ bool dominates(const Neighbourhood& n, int y, int x) {
     if (std::isfinite(high) && high <= slack)
         return true;
     // Probes: max_j (ry - rx) is at least its value where y's row peaks and where x's row dips.
+    constexpr std::size_t kKept = 32;
+    double probes[kKept];
     double probed = 0;
     for (std::size_t f = 0; f < n.rows.size(); ++f) {
         const std::size_t w = n.width[f];
@@ -114,20 +119,42 @@ bool dominates(const Neighbourhood& n, int y, int x) {
         const double* ry = n.rows[f] + std::size_t(y) * w;
         const double* rx = n.rows[f] + std::size_t(x) * w;
         const std::size_t a = n.highAt[f][std::size_t(y)], b = n.lowAt[f][std::size_t(x)];
-        probed += std::max(difference(ry[a], rx[a]), difference(ry[b], rx[b]));
+        const double p = std::max(difference(ry[a], rx[a]), difference(ry[b], rx[b]));
+        if (f < kKept)
+            probes[f] = p;
+        probed += p;
     }
     if (probed > slack)
         return false;
-    double used = 0;
+    // The full comparison, factor by factor; the probes of the factors not compared yet bound what
+    // they add, so a factor's comparison stops once it already exceeds the slack.
+    const bool early = n.rows.size() <= kKept && std::isfinite(probed);
+    double used = 0, rest = early ? probed : 0;
     for (std::size_t f = 0; f < n.rows.size(); ++f) {
         const std::size_t w = n.width[f];
+        if (w == 0)
+            continue;
         const double* ry = n.rows[f] + std::size_t(y) * w;
         const double* rx = n.rows[f] + std::size_t(x) * w;
+        if (early)
+            rest -= probes[f];
         double worst = -Elimination::kInfinity;
-        for (std::size_t j = 0; j < w; ++j)
-            worst = std::max(worst, difference(ry[j], rx[j]));
+        if (n.finite[f][std::size_t(x)] && n.finite[f][std::size_t(y)]) {
+            // Finite rows: difference() is the plain difference, in chunks of 16 with the stop test.
+            const double limit = slack - used - rest;
+            for (std::size_t j0 = 0; j0 < w; j0 += 16) {
+                const std::size_t j1 = std::min(w, j0 + 16);
+                for (std::size_t j = j0; j < j1; ++j)
+                    worst = std::max(worst, ry[j] - rx[j]);
+                if (early && worst > limit)
+                    return false;
+            }
+        } else {
+            for (std::size_t j = 0; j < w; ++j)
+                worst = std::max(worst, difference(ry[j], rx[j]));
+        }
         used += worst;
-        if (used > slack)
+        if (used + rest > slack)
             return false;
     }
     return true;

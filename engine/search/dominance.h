@@ -19,7 +19,8 @@ namespace shardscope {
 /// tried for a value: the 256 cheapest others alone that are no dearer alone. One pass in variable
 /// order, each variable against its neighbours' values left so far. Of identical values one stays. Each test
 /// is decided by row summaries where they suffice (means, extremes, and the differences where y's
-/// row peaks and x's dips) before the full comparison.
+/// row peaks and x's dips) before the full comparison, which stops once the factors compared so far
+/// plus the probes of the rest exceed the slack.
 std::vector<std::vector<int>> undominatedValues(const std::vector<int>& domains, const std::vector<CostTable>& factors,
                                                 const std::vector<bool>& keep);
 

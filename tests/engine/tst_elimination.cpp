@@ -14,13 +14,14 @@ using namespace shardscope;
 namespace {
 
 /// A random factor graph: unary factors on every variable and pair factors on random pairs, with
-/// costs drawn so that some values are clearly worse (large unary) and edges vary.
+/// costs drawn so that some values are clearly worse (large unary) and edges vary; a share
+/// `impossible` of the pair entries is infinite (a combination no plan may take).
 struct RandomProblem {
     std::vector<int> domains;
     std::vector<CostTable> factors;
 };
 
-RandomProblem randomProblem(std::mt19937& rng) {
+RandomProblem randomProblem(std::mt19937& rng, double impossible = 0) {
     RandomProblem p;
     const int n = std::uniform_int_distribution<int>(3, 7)(rng);
     for (int v = 0; v < n; ++v)
@@ -40,7 +41,7 @@ RandomProblem randomProblem(std::mt19937& rng) {
             std::swap(a, b);
         CostTable f{{a, b}, {}};
         for (int x = 0; x < p.domains[std::size_t(a)] * p.domains[std::size_t(b)]; ++x)
-            f.table.push_back(unit(rng) < 0.3 ? 0.0 : 2 * unit(rng));
+            f.table.push_back(unit(rng) < impossible ? Elimination::kInfinity : unit(rng) < 0.3 ? 0.0 : 2 * unit(rng));
         p.factors.push_back(std::move(f));
     }
     return p;
@@ -98,6 +99,31 @@ private slots:
                      qPrintable(QStringLiteral("seed %1: %2 vs brute %3").arg(seed).arg(costOf(p, x)).arg(brute)));
         }
         QVERIFY(removedTotal > 100); // the problems are built so that dominance has work to do
+    }
+    void impossibleCombinationsKeepTheOptimum() {
+        // Infinite pair entries: dominance compares rows with infinities in them (equal infinities
+        // count as no difference); the optimum and its argmins stay those of brute force.
+        int finiteOptima = 0;
+        for (unsigned seed = 1; seed <= 300; ++seed) {
+            std::mt19937 rng(seed);
+            const RandomProblem p = randomProblem(rng, 0.15);
+            double brute = Elimination::kInfinity;
+            everyAssignment(p.domains, [&](const std::vector<int>& x) { brute = std::min(brute, costOf(p, x)); });
+            Elimination elim(p.domains);
+            for (const CostTable& f : p.factors)
+                elim.addFactor(f);
+            const std::vector<bool> none(p.domains.size(), false);
+            elim.pruneDominated(none);
+            QVERIFY(elim.run(elim.greedyOrder(none), {}));
+            std::vector<int> x(p.domains.size(), 0);
+            elim.backSubstitute(x);
+            if (brute == Elimination::kInfinity)
+                continue;
+            ++finiteOptima;
+            QVERIFY2(std::abs(costOf(p, x) - brute) <= 1e-12 * std::max(1.0, brute),
+                     qPrintable(QStringLiteral("seed %1: %2 vs brute %3").arg(seed).arg(costOf(p, x)).arg(brute)));
+        }
+        QVERIFY(finiteOptima > 150);
     }
     void keptVariablesKeepTheirWholeTable() {
         // With two variables kept, the table left over them equals the brute-force minimum over the
