@@ -72,6 +72,20 @@ void everyAssignment(const std::vector<int>& domains, Visit visit) {
     }
 }
 
+/// The argmins of `p` with every variable eliminated after dominance (`removed`: values it dropped).
+std::vector<int> solvedWithDominance(const RandomProblem& p, int& removed) {
+    Elimination elim(p.domains);
+    for (const CostTable& f : p.factors)
+        elim.addFactor(f);
+    const std::vector<bool> none(p.domains.size(), false);
+    removed = elim.pruneDominated(none);
+    if (!elim.run(elim.greedyOrder(none), {}))
+        return {};
+    std::vector<int> x(p.domains.size(), 0);
+    elim.backSubstitute(x);
+    return x;
+}
+
 } // namespace
 
 class TestElimination : public QObject {
@@ -85,14 +99,10 @@ private slots:
             const RandomProblem p = randomProblem(rng);
             double brute = Elimination::kInfinity;
             everyAssignment(p.domains, [&](const std::vector<int>& x) { brute = std::min(brute, costOf(p, x)); });
-            Elimination elim(p.domains);
-            for (const CostTable& f : p.factors)
-                elim.addFactor(f);
-            const std::vector<bool> none(p.domains.size(), false);
-            removedTotal += elim.pruneDominated(none);
-            QVERIFY(elim.run(elim.greedyOrder(none), {}));
-            std::vector<int> x(p.domains.size(), 0);
-            elim.backSubstitute(x);
+            int removed = 0;
+            const std::vector<int> x = solvedWithDominance(p, removed);
+            QCOMPARE(x.size(), p.domains.size());
+            removedTotal += removed;
             for (std::size_t v = 0; v < x.size(); ++v)
                 QVERIFY(x[v] >= 0 && x[v] < p.domains[v]);
             QVERIFY2(std::abs(costOf(p, x) - brute) <= 1e-12 * std::max(1.0, brute),
@@ -109,14 +119,9 @@ private slots:
             const RandomProblem p = randomProblem(rng, 0.15);
             double brute = Elimination::kInfinity;
             everyAssignment(p.domains, [&](const std::vector<int>& x) { brute = std::min(brute, costOf(p, x)); });
-            Elimination elim(p.domains);
-            for (const CostTable& f : p.factors)
-                elim.addFactor(f);
-            const std::vector<bool> none(p.domains.size(), false);
-            elim.pruneDominated(none);
-            QVERIFY(elim.run(elim.greedyOrder(none), {}));
-            std::vector<int> x(p.domains.size(), 0);
-            elim.backSubstitute(x);
+            int removed = 0;
+            const std::vector<int> x = solvedWithDominance(p, removed);
+            QCOMPARE(x.size(), p.domains.size());
             if (brute == Elimination::kInfinity)
                 continue;
             ++finiteOptima;
