@@ -68,7 +68,7 @@ void MeshSearch::floor() {
                     if (score.feasible)
                         recordFit(score.stepTime);
                     if (!best_ || preferred(score, best_->score))
-                        consider(CandidatePlan{plan, score, c.graph, SearchAlgorithm::Auto, spec});
+                        best_ = CandidatePlan{plan, score, c.graph, SearchAlgorithm::Auto, spec};
                 }
             }
         }

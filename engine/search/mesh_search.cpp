@@ -145,7 +145,20 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
     return s;
 }
 
-CandidatePlan MeshSearch::planFrom(const Combo& c, const std::vector<int>& choice) const {
+Score MeshSearch::scoreOf(const Combo& c, const std::vector<int>& choice) const {
+    const SearchProblem& p = *c.problem;
+    Score score;
+    score.stepTime = p.stepTime(choice);
+    score.peakMemory = p.peakMemory(choice);
+    score.feasible = score.peakMemory <= capacity_;
+    return score;
+}
+
+void MeshSearch::considerChoice(const Combo& c, const std::vector<int>& choice, const Score& score) {
+    if (score.feasible)
+        recordFit(score.stepTime);
+    if (best_ && !preferred(score, best_->score))
+        return; // the plan itself is built only when it is the best so far
     const SearchProblem& p = *c.problem;
     CandidatePlan out;
     out.plan = Plan::replicated(std::size_t(p.size()), mesh_);
@@ -156,24 +169,15 @@ CandidatePlan MeshSearch::planFrom(const Combo& c, const std::vector<int>& choic
         out.plan.strategies[o] = p.candidates(v)[std::size_t(choice[o])];
         out.plan.locked[o] = o < in_.locks.size() && in_.locks[o].has_value();
     }
-    out.score.stepTime = p.stepTime(choice);
-    out.score.peakMemory = p.peakMemory(choice);
-    out.score.feasible = out.score.peakMemory <= capacity_;
+    out.score = score;
     out.graph = c.graph;
     out.solver = c.solver;
-    return out;
+    best_ = std::move(out);
 }
 
 void MeshSearch::recordFit(double stepTime) {
     bound_.fits(stepTime);
     ownBestFeasible_ = std::min(ownBestFeasible_, stepTime);
-}
-
-void MeshSearch::consider(CandidatePlan candidate) {
-    if (candidate.score.feasible)
-        recordFit(candidate.score.stepTime);
-    if (!best_ || preferred(candidate.score, best_->score))
-        best_ = std::move(candidate);
 }
 
 bool MeshSearch::dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const {
@@ -263,13 +267,13 @@ void MeshSearch::explore() {
                 if (!sol.complete)
                     return;
                 ++solved_;
-                CandidatePlan cand = planFrom(c, sol.choice);
-                c.unconstrained = cand.score.stepTime;
+                const Score score = scoreOf(c, sol.choice);
+                c.unconstrained = score.stepTime;
                 c.unconstrainedMemory = p.memoryOf(sol.choice);
-                searchBounds_.emplace_back(s, cand.score.stepTime);
-                const bool mightWin = !cand.score.feasible && p.minPeakMemory() <= capacity_ && !bound_.cannotWin(cand.score.stepTime) &&
-                                      cand.score.stepTime < ownBestFeasible_;
-                consider(std::move(cand));
+                searchBounds_.emplace_back(s, score.stepTime);
+                const bool mightWin = !score.feasible && p.minPeakMemory() <= capacity_ && !bound_.cannotWin(score.stepTime) &&
+                                      score.stepTime < ownBestFeasible_;
+                considerChoice(c, sol.choice, score);
                 if (mightWin)
                     pending_.push_back(s);
             }
@@ -322,10 +326,9 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
             c.duals.emplace_back(lambda, dual);
             ruledOut = cannotWin(dual);
         }
-        CandidatePlan cand = planFrom(c, s.choice);
-        const Vertex v{cand.score.stepTime, p.memoryOf(s.choice), cand.score.feasible};
-        consider(std::move(cand));
-        return v;
+        const Score score = scoreOf(c, s.choice);
+        considerChoice(c, s.choice, score);
+        return Vertex{score.stepTime, p.memoryOf(s.choice), score.feasible};
     };
     auto slower = [&](double time) { return cannotWin(time); };
     Vertex a{c.unconstrained, c.unconstrainedMemory, false};
@@ -442,12 +445,12 @@ void MeshSearch::closestToFitting() {
     const Solution s = solve(p, c, 0);
     if (!s.complete)
         return;
-    CandidatePlan cand = planFrom(c, s.choice);
-    c.unconstrained = cand.score.stepTime;
+    const Score score = scoreOf(c, s.choice);
+    c.unconstrained = score.stepTime;
     c.unconstrainedMemory = p.memoryOf(s.choice);
-    const double scale = cand.score.stepTime / capacity_;
-    const bool fits = cand.score.feasible;
-    consider(std::move(cand));
+    const double scale = score.stepTime / capacity_;
+    const bool fits = score.feasible;
+    considerChoice(c, s.choice, score);
     if (!fits)
         sweep(c, scale, true);
     c.problem.reset();

@@ -128,11 +128,13 @@ private:
     Combo& combo(const StepSettings& settings);
     SearchProblem& problemOf(Combo& c);
     Solution solve(const SearchProblem& problem, Combo& c, double lambda);
-    CandidatePlan planFrom(const Combo& c, const std::vector<int>& choice) const;
+    /// The step time, peak and fit of `choice` in combination `c`.
+    Score scoreOf(const Combo& c, const std::vector<int>& choice) const;
+    /// Records a solver's choice: its fit (recordFit()), and its plan only when it is preferred to
+    /// the best so far.
+    void considerChoice(const Combo& c, const std::vector<int>& choice, const Score& score);
     /// Records a plan that fits: the shared bound and this mesh's best.
     void recordFit(double stepTime);
-    /// Records `candidate` (recordFit() if it fits) and keeps it if preferred to the best so far.
-    void consider(CandidatePlan candidate);
     bool dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const;
     /// True when another ZeRO stage of the same recomputation and micro-batches, with its tables
     /// built already, is at least as fast and small for every choice (SearchProblem::noBetterThan),
