@@ -168,15 +168,19 @@ CostTable Elimination::withVarFirst(const CostTable& f, int var) const {
 
 CostTable Elimination::combine(const std::vector<const CostTable*>& given, const std::vector<int>& scope, int eliminated,
                                const std::function<bool()>* stop) const {
-    // out[row] = min over x of sum_f f[row, x]. Every factor is laid out with the eliminated variable
-    // outermost, so that for one x each factor is a table over the scope whose last variable (the
-    // largest, as in the output) runs contiguously: the innermost loop is an element-wise
-    // min(out, t + f1 + ...), which the compiler vectorises, instead of a reduction per row.
+    // out[row] = min over x of sum_f f[row, x]. For one x, each factor is read through strides over
+    // the scope; the scope's last variable (the largest, as in the output) must run contiguously in
+    // the factors that have it, so a factor where the eliminated variable comes after it is moved to
+    // put the eliminated variable outermost (the others are read where they are). The innermost loop
+    // is then an element-wise min(out, t + f1 + ...), which the compiler vectorises, instead of a
+    // reduction per row.
     std::vector<CostTable> moved;
     moved.reserve(given.size());
     std::vector<const CostTable*> factors;
+    const int lastVar = scope.empty() ? -1 : scope.back();
     for (const CostTable* f : given) {
-        if (eliminated >= 0 && f->vars.front() != eliminated) {
+        const bool hasLastVar = std::find(f->vars.begin(), f->vars.end(), lastVar) != f->vars.end();
+        if (eliminated >= 0 && hasLastVar && f->vars.back() != lastVar) {
             moved.push_back(withVarFirst(*f, eliminated));
             factors.push_back(&moved.back());
         } else {
