@@ -371,7 +371,8 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
         EdgeKey{model_.graph().tensor(e.tensor).bytes(), model_.needsGradient(e.tensor), from.ends, to.ends});
     std::vector<CostModel::EdgeTimes>& distinct = slot->second;
     if (fresh) {
-        // Other edges carry the same reshardings of the same size: price each once per build.
+        // CostModel::edgeTimes, with each resharding priced once per build: other edges carry the
+        // same reshardings of the same size.
         const double bytes = model_.graph().tensor(e.tensor).bytes();
         const bool gradient = model_.needsGradient(e.tensor);
         auto words = [](const auto& ends, auto part) {

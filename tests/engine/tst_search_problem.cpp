@@ -96,6 +96,14 @@ template <typename Fits> double fastestWhere(const SearchProblem& p, Fits fits) 
     return best;
 }
 
+/// `value` of every assignment of `p`, ascending, by brute force.
+template <typename Value> std::vector<double> sortedOverEveryChoice(const SearchProblem& p, Value value) {
+    std::vector<double> out;
+    everyChoice(p, [&](const std::vector<int>& x) { out.push_back(value(x)); });
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 /// A one-layer MLP on data=2,model=2 of one 4-GPU node, under ZeRO stage `zero`.
 struct SmallMlp {
     Graph graph;
@@ -193,10 +201,9 @@ private slots:
         const SmallMlp mlp;
         const CostModel model = mlp.model(0);
         const SearchProblem p(model, {});
-        std::vector<double> memories;
-        everyChoice(p, [&](const std::vector<int>& x) { memories.push_back(p.memoryOf(x)); });
+        const std::vector<double> memories =
+            sortedOverEveryChoice(p, [&](const std::vector<int>& x) { return p.memoryOf(x); });
         QVERIFY(memories.size() > 100);
-        std::sort(memories.begin(), memories.end());
         const double capacity = memories[memories.size() / 4];
         const double fastestThatFits =
             fastestWhere(p, [&](const std::vector<int>& x) { return p.memoryOf(x) <= capacity; });
@@ -215,9 +222,8 @@ private slots:
         const SmallMlp mlp;
         const CostModel model = mlp.model(0);
         const SearchProblem p(model, {});
-        std::vector<double> peaks;
-        everyChoice(p, [&](const std::vector<int>& x) { peaks.push_back(p.peakMemory(x)); });
-        std::sort(peaks.begin(), peaks.end());
+        const std::vector<double> peaks =
+            sortedOverEveryChoice(p, [&](const std::vector<int>& x) { return p.peakMemory(x); });
         for (double quantile : {0.0, 0.02, 0.1, 0.25, 0.5, 1.0}) {
             const double capacity = peaks[std::size_t(quantile * double(peaks.size() - 1))];
             const double fastestThatFits =
