@@ -103,12 +103,19 @@ void JobRunner::start(const QString& title, std::function<R(const JobContext&)> 
         return out;
     });
     pending_.push_back({[future] { return future.isFinished(); }, [future]() mutable { future.waitForFinished(); }});
+    // A continuation attached to an already-finished future runs at once, inside start(); the
+    // second, queued hop makes delivery always wait for the event loop, so busy() holds until then.
     future.then(this, [this, generation, done = std::move(done)](const Outcome<R>& out) {
-        if (generation != generation_)
-            return;
-        if (out.value)
-            done(*out.value);
-        end(generation, out.error);
+        QMetaObject::invokeMethod(
+            this,
+            [this, generation, done, out = std::make_shared<const Outcome<R>>(out)] {
+                if (generation != generation_)
+                    return;
+                if (out->value)
+                    done(*out->value);
+                end(generation, out->error);
+            },
+            Qt::QueuedConnection);
     });
 }
 
