@@ -13,10 +13,8 @@ double optimizerStateBytes(OptimizerKind o) { return o == OptimizerKind::Adam ? 
 /// Bytes of memory traffic per parameter for one update (reads and writes of state, gradient, weight).
 double optimizerTrafficBytes(OptimizerKind o) { return o == OptimizerKind::Adam ? 28.0 : 20.0; }
 
-/// The operand's bytes on one device under `sharding`.
-double localBytes(const Tensor& t, const TensorSharding& sharding, const Mesh& mesh) {
-    return t.bytes() * localFraction(sharding, mesh);
-}
+/// The operand's bytes on one device when the axes `split` split its dimensions.
+double localBytes(const Tensor& t, AxisSet split, const Mesh& mesh) { return t.bytes() * (1.0 / mesh.groupSize(split)); }
 
 } // namespace
 
@@ -130,26 +128,26 @@ double CostModel::savedActivationBytes(OpId o, const OpStrategy& s) const {
             // Only block inputs are kept; everything inside a block is recomputed from them.
             const bool blockInput = !t.producer.valid() || graph_.op(t.producer).block != op.block;
             if (blockInput)
-                bytes += localBytes(t, inputSharding(op, k, s), mesh_);
+                bytes += localBytes(t, inputSplitAxes(op, k, s), mesh_);
             continue;
         }
         if (traits.savesInputs)
-            bytes += localBytes(t, inputSharding(op, k, s), mesh_);
+            bytes += localBytes(t, inputSplitAxes(op, k, s), mesh_);
     }
     if (traits.savesOutput && settings_.recompute != Recompute::Full)
         for (std::size_t k = 0; k < op.outputs.size(); ++k)
-            bytes += localBytes(graph_.tensor(op.outputs[k]), outputSharding(op, k, s), mesh_);
+            bytes += localBytes(graph_.tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
     return bytes;
 }
 
 void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, OpCost& cost) const {
     const Op& op = graph_.op(o);
     const Tensor& w = graph_.tensor(op.inputs[k]);
-    const TensorSharding ws = inputSharding(op, k, s);
-    const double elements = w.elements() * localFraction(ws, mesh_);
+    const AxisSet split = inputSplitAxes(op, k, s);
+    const double elements = w.elements() * (1.0 / mesh_.groupSize(split));
     const double bytes = elements * dtypeBytes(w.dtype);
     const int stage = settings_.zeroStage;
-    const AxisSet zero = stage > 0 ? (settings_.zeroAxes & ~ws.splitAxes()) : 0;
+    const AxisSet zero = stage > 0 ? (settings_.zeroAxes & ~split) : 0;
     const double nz = mesh_.groupSize(zero);
     const AxisSet sync = inputGradientPartial(op, k, s);
     const int m = settings_.microbatches;
@@ -199,12 +197,12 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
         const Tensor& t = graph_.tensor(op.inputs[k]);
         // A lookup reads only the rows it gathers (as many bytes as it writes), not the whole table.
         if (!(traits.category == OpCategory::Lookup && t.role == TensorRole::Parameter))
-            bytes += localBytes(t, inputSharding(op, k, s), mesh_);
+            bytes += localBytes(t, inputSplitAxes(op, k, s), mesh_);
         gradInputs += needsGrad_[op.inputs[k].index()] ? 1 : 0;
     }
     double outBytes = 0;
     for (std::size_t k = 0; k < op.outputs.size(); ++k)
-        outBytes += localBytes(graph_.tensor(op.outputs[k]), outputSharding(op, k, s), mesh_);
+        outBytes += localBytes(graph_.tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
     bytes += outBytes;
     const double parts = mesh_.groupSize(s.usedAxes());
     const double flops = graph_.forwardFlops(o) / parts;
@@ -258,7 +256,7 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
         if (kernel <= 1 && op.kind == OpKind::Conv2d)
             continue;
         const Tensor& x = graph_.tensor(op.inputs.front());
-        const double xLocal = localBytes(x, inputSharding(op, 0, s), mesh_);
+        const double xLocal = localBytes(x, inputSplitAxes(op, 0, s), mesh_);
         const double extent = static_cast<double>(x.shape[d]) / mesh_.groupSize(s.axesOn(f));
         const double haloBytes = 2.0 * width * xLocal / extent;
         cost.collectives.push_back(

@@ -161,12 +161,14 @@ void MeshSearch::considerChoice(const Combo& c, const std::vector<int>& choice, 
         return; // the plan itself is built only when it is the best so far
     const SearchProblem& p = *c.problem;
     CandidatePlan out;
-    out.plan = Plan::replicated(std::size_t(p.size()), mesh_);
+    out.plan.mesh = mesh_;
     out.plan.name = "search";
     out.plan.settings = c.settings;
+    out.plan.strategies.reserve(std::size_t(p.size()));
+    out.plan.locked.assign(std::size_t(p.size()), false);
     for (int v = 0; v < p.size(); ++v) {
         const std::size_t o = std::size_t(v);
-        out.plan.strategies[o] = p.candidates(v)[std::size_t(choice[o])];
+        out.plan.strategies.push_back(p.candidates(v)[std::size_t(choice[o])]);
         out.plan.locked[o] = o < in_.locks.size() && in_.locks[o].has_value();
     }
     out.score = score;

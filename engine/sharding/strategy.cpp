@@ -104,19 +104,32 @@ TensorSharding operandSharding(const ShardingRule& rule, const OperandFactors& o
 
 AxisSet axesOnFactorsAbsentFrom(const ShardingRule& rule, const OperandFactors& operand, const OpStrategy& s,
                                 bool onlyReducing) {
+    // The axes of a strategy split at most one factor each: walk the axes, not the factors.
     AxisSet set = 0;
-    for (std::size_t f = 0; f < rule.factors.size(); ++f) {
+    for (std::size_t a = 0; a < s.factorOfAxis.size(); ++a) {
+        const int f = s.factorOfAxis[a];
+        if (f < 0)
+            continue;
         bool present = false;
         for (const DimFactors& dim : operand)
             for (int g : dim)
-                present = present || g == static_cast<int>(f);
+                present = present || g == f;
         if (present)
             continue;
-        const FactorType type = rule.factors[f].type;
+        const FactorType type = rule.factors[std::size_t(f)].type;
         if (onlyReducing && type != FactorType::Reduction && type != FactorType::Gather)
             continue;
-        set |= s.axesOn(static_cast<int>(f));
+        set |= AxisSet(1) << a;
     }
+    return set;
+}
+
+/// Axes splitting some dimension of `operand` under `s`, as splitAxes() of its sharding.
+AxisSet operandSplitAxes(const OperandFactors& operand, const OpStrategy& s) {
+    AxisSet set = 0;
+    for (const DimFactors& dim : operand)
+        if (!dim.empty())
+            set |= s.axesOn(dim.front());
     return set;
 }
 
@@ -130,6 +143,14 @@ TensorSharding outputSharding(const Op& op, std::size_t k, const OpStrategy& s) 
     TensorSharding t = operandSharding(op.rule, op.rule.outputs[k], s);
     t.partial = axesOnFactorsAbsentFrom(op.rule, op.rule.outputs[k], s, true);
     return t;
+}
+
+AxisSet inputSplitAxes(const Op& op, std::size_t k, const OpStrategy& s) {
+    return operandSplitAxes(op.rule.inputs[k], s);
+}
+
+AxisSet outputSplitAxes(const Op& op, std::size_t k, const OpStrategy& s) {
+    return operandSplitAxes(op.rule.outputs[k], s);
 }
 
 AxisSet inputGradientPartial(const Op& op, std::size_t k, const OpStrategy& s) {

@@ -65,6 +65,10 @@ std::vector<OpStrategy> enumerateStrategies(const Op& op, const Mesh& mesh);
 TensorSharding inputSharding(const Op& op, std::size_t k, const OpStrategy& s);
 /// Sharding of output `k` as `op` produces it: partial on axes splitting reduction or gather factors.
 TensorSharding outputSharding(const Op& op, std::size_t k, const OpStrategy& s);
+/// Axes splitting some dimension of input `k` under `s`: inputSharding(...).splitAxes(), unbuilt.
+AxisSet inputSplitAxes(const Op& op, std::size_t k, const OpStrategy& s);
+/// Axes splitting some dimension of output `k` under `s`: outputSharding(...).splitAxes(), unbuilt.
+AxisSet outputSplitAxes(const Op& op, std::size_t k, const OpStrategy& s);
 /// Axes on which the gradient for input `k` is partial: those splitting factors absent from it.
 AxisSet inputGradientPartial(const Op& op, std::size_t k, const OpStrategy& s);
 /// Local (per-device) fraction of an operand with sharding `t`: 1 / product of split axis sizes.
