@@ -34,8 +34,8 @@ Mesh Mesh::parse(const std::string& text) {
     }
     if (mesh.axes.empty())
         throw InputError("--mesh: empty mesh");
-    if (mesh.axes.size() > 8)
-        throw InputError("--mesh '" + text + "': at most 8 axes");
+    if (mesh.axes.size() > kMaxMeshAxes)
+        throw InputError("--mesh '" + text + "': at most " + std::to_string(kMaxMeshAxes) + " axes");
     return mesh;
 }
 

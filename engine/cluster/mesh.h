@@ -3,6 +3,7 @@
 
 #include "engine/util/ids.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,6 +13,9 @@ namespace shardscope {
 
 /// A set of mesh axes as a bit mask (bit i = axis i). Mesh order (major to minor) is implied.
 using AxisSet = std::uint32_t;
+
+/// The most axes a mesh may have (`--mesh` refuses more); strategies hold one entry per axis inline.
+constexpr std::size_t kMaxMeshAxes = 8;
 
 /// One named mesh axis.
 struct MeshAxis {

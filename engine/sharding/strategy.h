@@ -2,6 +2,7 @@
 // Op strategies and the tensor shardings they imply (DESIGN 2.3).
 
 #include "engine/cluster/mesh.h"
+#include "engine/sharding/axis_factors.h"
 #include "engine/ir/graph.h"
 
 #include <optional>
@@ -13,10 +14,10 @@ namespace shardscope {
 /// For each mesh axis, the index of the op factor it splits, or -1 for none.
 /// Example: on mesh `data=2,model=4` the column-split linear is {0 -> b, 1 -> f}.
 struct OpStrategy {
-    std::vector<int> factorOfAxis;
+    AxisFactors factorOfAxis;
 
     /// All axes splitting nothing, on a mesh of `rank` axes.
-    static OpStrategy replicated(std::size_t rank) { return OpStrategy{std::vector<int>(rank, -1)}; }
+    static OpStrategy replicated(std::size_t rank) { return OpStrategy{AxisFactors(rank, -1)}; }
     /// The axes that split factor `f`.
     AxisSet axesOn(int f) const;
     /// The axes that split any factor.
