@@ -20,6 +20,12 @@ int parsePositive(const std::string& key, const std::string& value, bool allowZe
     return v;
 }
 
+bool parseFlag(const std::string& key, const std::string& value) {
+    if (value != "true" && value != "false")
+        throw InputError("--set " + key + "=" + value + ": expected true or false");
+    return value == "true";
+}
+
 } // namespace
 
 void ModelParams::set(const std::string& key, const std::string& value) {
@@ -47,18 +53,18 @@ void ModelParams::set(const std::string& key, const std::string& value) {
         image = parsePositive(key, value, false);
     else if (key == "classes")
         classes = parsePositive(key, value, false);
-    else if (key == "tie_embeddings") {
-        if (value != "true" && value != "false")
-            throw InputError("--set tie_embeddings=" + value + ": expected true or false");
-        tieEmbeddings = value == "true";
-    } else if (key == "dtype") {
+    else if (key == "tie_embeddings")
+        tieEmbeddings = parseFlag(key, value);
+    else if (key == "dropout")
+        dropout = parseFlag(key, value);
+    else if (key == "dtype") {
         const auto d = parseDType(value);
         if (!d)
             throw InputError("--set dtype=" + value + ": unknown dtype (bf16, fp16, fp32, fp8)");
         dtype = *d;
     } else
         throw InputError("--set " + key + ": unknown model parameter (layers, hidden, heads, kv_heads, ffn, seq, "
-                         "vocab, batch, experts, top_k, image, classes, tie_embeddings, dtype)");
+                         "vocab, batch, experts, top_k, image, classes, tie_embeddings, dropout, dtype)");
 }
 
 void ModelParams::apply(const std::vector<std::string>& assignments) {
@@ -84,6 +90,7 @@ std::vector<std::pair<std::string, std::string>> ModelParams::items() const {
             {"image", std::to_string(image)},
             {"classes", std::to_string(classes)},
             {"tie_embeddings", tieEmbeddings ? "true" : "false"},
+            {"dropout", dropout ? "true" : "false"},
             {"dtype", std::string(dtypeName(dtype))}};
 }
 

@@ -23,6 +23,7 @@ struct ModelParams {
     int image = 224;     ///< resnet input resolution
     int classes = 1000;  ///< resnet classes
     bool tieEmbeddings = false;
+    bool dropout = false; ///< transformer builders: dropout after attention probabilities, attention and MLP
     DType dtype = DType::BF16;
 
     /// Sets `key` from `value`; throws InputError for an unknown key or a bad value.

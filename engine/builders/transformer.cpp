@@ -13,6 +13,7 @@ using I = std::int64_t;
 /// Sizes shared by the parts of one transformer.
 struct Dims {
     I b, s, h, n, g, r, d, f, v, e, k;
+    bool dropout;
 };
 
 enum class Family { Gpt, Llama, Moe };
@@ -26,7 +27,7 @@ Dims checkedDims(const ModelParams& p, int microBatch, Family family) {
         throw InputError(where + "kv_heads=" + std::to_string(p.kvHeadCount()) + " does not divide heads=" +
                          std::to_string(p.heads));
     Dims d{microBatch, p.seq, p.hidden, p.heads, p.kvHeadCount(), p.heads / p.kvHeadCount(),
-           p.hidden / p.heads, p.ffnSize(), p.vocab, p.experts, p.topK};
+           p.hidden / p.heads, p.ffnSize(), p.vocab, p.experts, p.topK, p.dropout};
     if (family == Family::Moe) {
         if (p.topK > p.experts || p.experts % p.topK != 0)
             throw InputError(where + "top_k=" + std::to_string(p.topK) + " must divide experts=" +
@@ -62,6 +63,14 @@ TensorId residual(GraphBuilder& gb, TensorId a, TensorId b, const std::string& n
 
 void markAttentionCore(GraphBuilder& gb, TensorId t) { gb.producerOf(t).attentionCore = true; }
 
+/// Dropout of a [b,s,h] sub-block output (attention or MLP) when the model has dropout; else `x`.
+TensorId hiddenDropout(GraphBuilder& gb, TensorId x, const std::string& name, const std::string& block,
+                       const Dims& d) {
+    if (!d.dropout)
+        return x;
+    return gb.op(name, OpKind::Dropout, "([b,s,h])->([b,s,h])", {x}, {d.b, d.s, d.h}, block, hints("b", "", "s"));
+}
+
 /// Grouped-query attention with fused QKV laid out per KV group: [h, g, r + 2, d]. With g = heads
 /// and r = 1 it is ordinary multi-head attention. Heads split = the group factor g split.
 TensorId attention(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d) {
@@ -78,12 +87,17 @@ TensorId attention(GraphBuilder& gb, TensorId x, const std::string& p, const Dim
                              {d.b, d.s, d.g, d.d}, blk, hints("b", "g"));
     const TensorId scores = gb.op(p + ".scores", OpKind::MatMul, "([b,s,g,r,d],[b,t,g,d])->([b,g,r,s,t])", {q, k},
                                   {d.b, d.g, d.r, d.s, d.s}, blk, hints("b", "g"));
-    const TensorId probs = gb.op(p + ".softmax", OpKind::Softmax, "([b,g,r,s,t])->([b,g,r,s,t]) {t:local}", {scores},
-                                 {d.b, d.g, d.r, d.s, d.s}, blk, hints("b", "g"));
+    TensorId probs = gb.op(p + ".softmax", OpKind::Softmax, "([b,g,r,s,t])->([b,g,r,s,t]) {t:local}", {scores},
+                           {d.b, d.g, d.r, d.s, d.s}, blk, hints("b", "g"));
+    markAttentionCore(gb, probs);
+    if (d.dropout) {
+        probs = gb.op(p + ".dropout_probs", OpKind::Dropout, "([b,g,r,s,t])->([b,g,r,s,t])", {probs},
+                      {d.b, d.g, d.r, d.s, d.s}, blk, hints("b", "g"));
+        markAttentionCore(gb, probs);
+    }
     const TensorId ctx = gb.op(p + ".context", OpKind::MatMul, "([b,g,r,s,t],[b,t,g,d])->([b,s,g,r,d])", {probs, v},
                                {d.b, d.s, d.g, d.r, d.d}, blk, hints("b", "g"));
     markAttentionCore(gb, scores);
-    markAttentionCore(gb, probs);
     markAttentionCore(gb, ctx);
     const TensorId wo = gb.param(p + ".proj.weight", {d.g, d.r, d.d, d.h});
     return gb.op(p + ".proj", OpKind::MatMul, "([b,s,g,r,d],[g,r,d,h])->([b,s,h])", {ctx, wo}, {d.b, d.s, d.h}, blk,
@@ -160,12 +174,13 @@ Graph buildTransformer(const ModelParams& params, int microBatch, const std::str
         const std::string l = "layers." + std::to_string(i);
         const TensorId n1 = norm(gb, x, l + ".norm1", l, d, rms);
         const TensorId attn = attention(gb, n1, l + ".attn", d);
-        const TensorId x1 = residual(gb, x, attn, l + ".add1", l, d);
+        const TensorId x1 = residual(gb, x, hiddenDropout(gb, attn, l + ".attn.dropout", l + ".attn", d), l + ".add1", l, d);
         const TensorId n2 = norm(gb, x1, l + ".norm2", l, d, rms);
         const TensorId ffn = family == Family::Gpt   ? geluMlp(gb, n2, l + ".mlp", d)
                              : family == Family::Llama ? swigluMlp(gb, n2, l + ".mlp", d)
                                                        : moeFfn(gb, n2, l + ".moe", d);
-        x = residual(gb, x1, ffn, l + ".add2", l, d);
+        const std::string ffnBlock = family == Family::Moe ? l + ".moe" : l + ".mlp";
+        x = residual(gb, x1, hiddenDropout(gb, ffn, ffnBlock + ".dropout", ffnBlock, d), l + ".add2", l, d);
     }
     const TensorId nf = norm(gb, x, "final_norm", "head", d, rms);
     const TensorId wHead = params.tieEmbeddings ? wte : gb.param("lm_head.weight", {d.v, d.h});

@@ -36,11 +36,16 @@ CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mes
             needsGrad_[t.index()] = any;
     }
     edges_ = graphEdges(graph);
+    units_ = std::make_shared<const RecomputeUnits>(recomputeUnits(graph));
+    saved_ = savedActivations(graph, *units_, settings.recompute, needsGrad_);
 }
 
 CostModel::CostModel(const CostModel& like, const StepSettings& settings)
     : graph_(like.graph_), cluster_(like.cluster_), mesh_(like.mesh_), settings_(settings), comm_(like.comm_),
-      edges_(like.edges_), needsGrad_(like.needsGrad_) {}
+      edges_(like.edges_), needsGrad_(like.needsGrad_), units_(like.units_),
+      saved_(settings.recompute == like.settings_.recompute
+                 ? like.saved_
+                 : savedActivations(like.graph_, *like.units_, settings.recompute, like.needsGrad_)) {}
 
 double CostModel::backwardFlops(OpId o) const {
     const Op& op = graph_.op(o);
@@ -77,9 +82,8 @@ CollectiveCost CostModel::collective(CollectiveKind kind, AxisSet axes, double b
     return c;
 }
 
-bool CostModel::recomputed(const Op& op) const {
-    return settings_.recompute == Recompute::Full ||
-           (settings_.recompute == Recompute::Selective && op.attentionCore);
+bool CostModel::recomputed(OpId o) const {
+    return isRecomputed(graph_.op(o), units_->unitOf[o.index()], settings_.recompute);
 }
 
 bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
@@ -93,51 +97,40 @@ bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
         for (TensorId t : op.inputs)
             if (graph_.tensor(t).role == TensorRole::Parameter && graph_.parameterOwner(t) == o)
                 return false;
-    if (a.recompute == b.recompute || opKindTraits(op.kind).category == OpCategory::Layout)
+    if (a.recompute == b.recompute)
         return true;
-    if (a.recompute != Recompute::Full && b.recompute != Recompute::Full)
-        return !op.attentionCore; // None against Selective
-    if (a.recompute == Recompute::None || b.recompute == Recompute::None)
-        return false;
-    // Selective against Full: the attention core is recomputed under both, and keeps nothing unless
-    // Full keeps one of its inputs as a block input (savedActivationBytes).
-    if (!op.attentionCore)
-        return false;
-    for (TensorId t : op.inputs) {
-        const Tensor& x = graph_.tensor(t);
-        if (x.role != TensorRole::Parameter && x.role != TensorRole::Constant &&
-            (!x.producer.valid() || graph_.op(x.producer).block != op.block))
-            return false;
+    const std::size_t i = o.index();
+    const bool computes = opKindTraits(op.kind).category != OpCategory::Layout;
+    const bool noWorkspace = saved_.workspace[i] == SavedByOp{} && other.saved_.workspace[i] == SavedByOp{};
+    return (!computes || recomputed(o) == other.recomputed(o)) && saved_.kept[i] == other.saved_.kept[i] &&
+           (noWorkspace || (saved_.workspace[i] == other.saved_.workspace[i] &&
+                            saved_.workspaceWeight == other.saved_.workspaceWeight));
+}
+
+double CostModel::savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s) const {
+    const Op& op = graph_.op(o);
+    double bytes = 0;
+    for (std::size_t k : saved.outputs)
+        bytes += localBytes(graph_.tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
+    for (std::size_t k : saved.inputs)
+        bytes += localBytes(graph_.tensor(op.inputs[k]), inputSplitAxes(op, k, s), mesh_);
+    if (saved.mask) {
+        const Tensor& out = graph_.tensor(op.outputs.front());
+        bytes += out.elements() * opKindTraits(op.kind).maskBytesPerElement / mesh_.groupSize(outputSplitAxes(op, 0, s));
     }
-    return true;
+    return bytes;
 }
 
 double CostModel::savedActivationBytes(OpId o, const OpStrategy& s) const {
-    const Op& op = graph_.op(o);
-    const OpKindTraits& traits = opKindTraits(op.kind);
-    if (traits.category == OpCategory::Layout)
-        return 0;
-    if (settings_.recompute == Recompute::Selective && op.attentionCore)
-        return 0;
-    double bytes = 0;
-    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
-        const Tensor& t = graph_.tensor(op.inputs[k]);
-        if (t.role == TensorRole::Parameter || t.role == TensorRole::Constant)
-            continue;
-        if (settings_.recompute == Recompute::Full) {
-            // Only block inputs are kept; everything inside a block is recomputed from them.
-            const bool blockInput = !t.producer.valid() || graph_.op(t.producer).block != op.block;
-            if (blockInput)
-                bytes += localBytes(t, inputSplitAxes(op, k, s), mesh_);
-            continue;
-        }
-        if (traits.savesInputs)
-            bytes += localBytes(t, inputSplitAxes(op, k, s), mesh_);
-    }
-    if (traits.savesOutput && settings_.recompute != Recompute::Full)
-        for (std::size_t k = 0; k < op.outputs.size(); ++k)
-            bytes += localBytes(graph_.tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
+    const std::size_t i = o.index();
+    double bytes = savedBytes(o, saved_.kept[i], s);
+    if (!(saved_.workspace[i] == SavedByOp{}))
+        bytes += saved_.workspaceWeight * savedBytes(o, saved_.workspace[i], s);
     return bytes;
+}
+
+bool CostModel::keepsProducerSharding(const Edge& e) const {
+    return !e.parameterShare && readsInputInBackward(graph_, graph_.op(e.to), e.toInput, needsGrad_);
 }
 
 void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, OpCost& cost) const {
@@ -215,7 +208,7 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
             const double bbytes = contraction ? bytes * gradInputs : 2.0 * bytes;
             cost.backward = m * computeSeconds(backwardFlops(o) / parts, bbytes, dtype);
         }
-        if (recomputed(op))
+        if (recomputed(o))
             cost.recompute = m * fwd;
     }
     cost.transient += outBytes;
@@ -311,21 +304,29 @@ double CostModel::edgeTime(const Edge& e, const ProducerEnd& from, const Consume
     return forwardPasses(e.to) * t.forward + t.backward;
 }
 
-double CostModel::reshardSeconds(const TensorSharding& from, const TensorSharding& to, double bytes) const {
+ReshardTime CostModel::reshardTime(const TensorSharding& from, const TensorSharding& to, double bytes) const {
     const int m = settings_.microbatches;
-    double t = 0;
-    for (const ReshardStep& step : reshard(from, to, bytes, mesh_))
-        t += m * comm_.time(step.kind, step.axes, step.bytes);
+    ReshardTime t;
+    for (const ReshardStep& step : reshard(from, to, bytes, mesh_)) {
+        const double seconds = m * comm_.time(step.kind, step.axes, step.bytes);
+        t.seconds += seconds;
+        if (step.kind == CollectiveKind::AllGather)
+            t.gathers += seconds;
+    }
     return t;
+}
+
+CostModel::EdgeTimes CostModel::edgeParts(const Edge& e, const ReshardTime& forward, double gradient) const {
+    if (!keepsProducerSharding(e))
+        return EdgeTimes{forward.seconds, gradient};
+    return EdgeTimes{forward.seconds - forward.gathers, gradient + 2 * forward.gathers};
 }
 
 CostModel::EdgeTimes CostModel::edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
     const double bytes = graph_.tensor(e.tensor).bytes();
-    EdgeTimes t;
-    t.forward = reshardSeconds(from.value, to.value, bytes);
-    if (needsGrad_[e.tensor.index()])
-        t.backward = reshardSeconds(to.gradient, from.gradient, bytes);
-    return t;
+    const double gradient =
+        needsGrad_[e.tensor.index()] ? reshardTime(to.gradient, from.gradient, bytes).seconds : 0;
+    return edgeParts(e, reshardTime(from.value, to.value, bytes), gradient);
 }
 
 EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
@@ -333,9 +334,15 @@ EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const Consu
     const int m = settings_.microbatches;
     EdgeCost cost;
     const int forwardCount = forwardPasses(e.to) * m;
-    for (const ReshardStep& step : reshard(from.value, to.value, t.bytes(), mesh_))
+    // A consumer that reads its input in the backward and is not recomputed gathers it again there.
+    const bool regather = keepsProducerSharding(e) && !recomputed(e.to);
+    for (const ReshardStep& step : reshard(from.value, to.value, t.bytes(), mesh_)) {
         cost.collectives.push_back(
             collective(step.kind, step.axes, step.bytes, forwardCount, Phase::Forward, CommPurpose::Resharding, e.tensor));
+        if (regather && step.kind == CollectiveKind::AllGather)
+            cost.collectives.push_back(
+                collective(step.kind, step.axes, step.bytes, m, Phase::Backward, CommPurpose::Resharding, e.tensor));
+    }
     if (needsGrad_[e.tensor.index()])
         for (const ReshardStep& step : reshard(to.gradient, from.gradient, t.bytes(), mesh_))
             cost.collectives.push_back(

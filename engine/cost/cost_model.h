@@ -6,10 +6,12 @@
 #include "engine/cluster/cluster.h"
 #include "engine/cost/collectives.h"
 #include "engine/cost/cost_terms.h"
+#include "engine/cost/saved_activations.h"
 #include "engine/cost/step_settings.h"
 #include "engine/ir/graph.h"
 #include "engine/sharding/strategy.h"
 
+#include <memory>
 #include <vector>
 
 namespace shardscope {
@@ -33,9 +35,9 @@ public:
     OpCost opCost(OpId o, const OpStrategy& s) const;
     /// True when opCost(o, s) is the same here and in `other` for every strategy s: the same graph,
     /// cluster, mesh and micro-batches, and the settings that differ do not reach op `o`. ZeRO and the
-    /// optimizer reach only the ops that own a parameter; recomputation None against Selective only the
-    /// attention core, Selective against Full all but the attention core (unless Full keeps one of its
-    /// inputs), None against Full every op that computes. Example: a softmax under ZeRO 0 and ZeRO 3.
+    /// optimizer reach only the ops that own a parameter; recomputation reaches an op when it changes
+    /// whether the op is recomputed or what it keeps (saved_activations.h). Example: a softmax under
+    /// ZeRO 0 and ZeRO 3; the embedding under no and full recomputation.
     bool costsOpAs(OpId o, const CostModel& other) const;
     /// Cost of edge `e` given the strategies of its two ends: forward and backward resharding.
     EdgeCost edgeCost(const Edge& e, const OpStrategy& from, const OpStrategy& to) const;
@@ -61,19 +63,35 @@ public:
     EdgeCost edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
     /// Seconds per step of edge `e` between two ends: edgeCost(e, from, to).time(), without the breakdown.
     double edgeTime(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
-    /// An edge's time by pass: `forward` is one forward resharding per micro-batch, `backward` the
-    /// gradient's. edgeTime() == forwardPasses(e.to) * forward + backward, so the parts are the same under
-    /// every recomputation setting and only forwardPasses() of the consumer changes.
+    /// An edge's time by how often it runs: `forward` per forward pass of the consumer, `backward` once,
+    /// whatever the recomputation. The gradient's resharding is backward. When the consumer reads the
+    /// input in its backward (keepsProducerSharding), the tensor is kept as the producer made it and
+    /// the all-gathers of the forward resharding run again in the backward unless the consumer is
+    /// recomputed (then the whole resharding runs again): with g the gather part of forward
+    /// resharding f, forward = f - g and backward += 2g. edgeTime() == forwardPasses(e.to) * forward +
+    /// backward, so the parts are the same under every recomputation setting and only
+    /// forwardPasses() of the consumer changes.
     struct EdgeTimes {
         double forward = 0;
         double backward = 0;
     };
     /// edgeTime() split by pass.
     EdgeTimes edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const;
-    /// Seconds per step of resharding a tensor of `bytes` from `from` to `to` once per micro-batch.
-    double reshardSeconds(const TensorSharding& from, const TensorSharding& to, double bytes) const;
+    /// Seconds per step of resharding a tensor of `bytes` from `from` to `to` once per micro-batch,
+    /// with its all-gather steps' share.
+    ReshardTime reshardTime(const TensorSharding& from, const TensorSharding& to, double bytes) const;
+    /// The parts of edgeTimes() from its reshardings' times: `forward` from producer to consumer,
+    /// `gradient` back (its seconds alone count).
+    EdgeTimes edgeParts(const Edge& e, const ReshardTime& forward, double gradient) const;
     /// How often the forward reshardings into `consumer` run per micro-batch: 2 when it is recomputed.
-    int forwardPasses(OpId consumer) const { return recomputed(graph_.op(consumer)) ? 2 : 1; }
+    int forwardPasses(OpId consumer) const { return recomputed(consumer) ? 2 : 1; }
+    /// True when the consumer of `e` reads the edge's tensor in its backward, so that the tensor is kept
+    /// at the producer's sharding and the forward resharding runs twice (edgeTimes).
+    bool keepsProducerSharding(const Edge& e) const;
+    /// True when op `o` is recomputed in the backward under these settings.
+    bool recomputed(OpId o) const;
+    /// What each op keeps from forward to backward under these settings.
+    const SavedActivations& saved() const { return saved_; }
 
     /// Every edge, ordered by consumer in topological order.
     const std::vector<Edge>& edges() const { return edges_; }
@@ -101,7 +119,7 @@ private:
                               CommPurpose purpose, TensorId tensor) const;
     void addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, OpCost& cost) const;
     double savedActivationBytes(OpId o, const OpStrategy& s) const;
-    bool recomputed(const Op& op) const;
+    double savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s) const;
 
     const Graph& graph_;
     const Cluster& cluster_;
@@ -110,6 +128,8 @@ private:
     CommModel comm_;
     std::vector<Edge> edges_;
     std::vector<bool> needsGrad_;
+    std::shared_ptr<const RecomputeUnits> units_;
+    SavedActivations saved_;
 };
 
 } // namespace shardscope

@@ -75,6 +75,14 @@ struct OpCost {
 };
 
 /// Cost of one edge (resharding between producer and consumer), per step.
+/// Seconds per step of one tensor's resharding, and the all-gather steps' share of them (a kept
+/// tensor gathers again in the backward: CostModel::edgeTimes).
+struct ReshardTime {
+    double seconds = 0;
+    double gathers = 0;
+    bool operator==(const ReshardTime&) const = default;
+};
+
 struct EdgeCost {
     std::vector<CollectiveCost> collectives;
 

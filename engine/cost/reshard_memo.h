@@ -4,6 +4,7 @@
 // between every pair of distinct ends (mixtral-8x7b on 8 H100 nodes: 4.8 M pricings in one search, a
 // third of them distinct).
 
+#include "engine/cost/cost_terms.h"
 #include "engine/sharding/strategy.h"
 
 #include <cstddef>
@@ -20,17 +21,17 @@ class ReshardMemo {
 public:
     /// A sharding packed into one word, when it fits (up to 6 dimensions over 8 mesh axes).
     static std::optional<std::uint64_t> word(const TensorSharding& t);
-    /// The seconds of resharding `bytes` between two packed shardings: remembered, or priced by
+    /// The time of resharding `bytes` between two packed shardings: remembered, or priced by
     /// `price()` and remembered.
     template <class Price>
-    double seconds(double bytes, std::uint64_t from, std::uint64_t to, Price price) {
+    ReshardTime time(double bytes, std::uint64_t from, std::uint64_t to, Price price) {
         Slot& slot = slotOf(Key{bytes, from, to});
         if (!slot.used) {
-            slot.seconds = price();
+            slot.time = price();
             slot.used = true;
             ++used_;
         }
-        return slot.seconds;
+        return slot.time;
     }
 
 private:
@@ -41,7 +42,7 @@ private:
     };
     struct Slot {
         Key key;
-        double seconds = 0;
+        ReshardTime time;
         bool used = false;
     };
     /// The slot holding `key`, or the free one where it goes, with its key set (the table grows at

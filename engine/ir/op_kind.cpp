@@ -13,30 +13,31 @@ struct KindEntry {
 };
 
 using C = OpCategory;
-// flops/element, stats/row, saves inputs, saves output
-constexpr std::array<KindEntry, 22> kKinds{{
-    {OpKind::MatMul, "matmul", {C::Contraction, 0, 0, true, false}},
-    {OpKind::Conv2d, "conv2d", {C::Contraction, 0, 0, true, false}},
-    {OpKind::Embedding, "embedding", {C::Lookup, 0, 0, true, false}},
-    {OpKind::Add, "add", {C::Elementwise, 1, 0, false, false}},
-    {OpKind::Mul, "mul", {C::Elementwise, 1, 0, true, false}},
-    {OpKind::Gelu, "gelu", {C::Elementwise, 8, 0, true, false}},
-    {OpKind::Relu, "relu", {C::Elementwise, 1, 0, true, false}},
-    {OpKind::Silu, "silu", {C::Elementwise, 4, 0, true, false}},
-    {OpKind::SwiGlu, "swiglu", {C::Elementwise, 5, 0, true, false}},
-    {OpKind::LayerNorm, "layernorm", {C::Normalization, 8, 2, true, false}},
-    {OpKind::RmsNorm, "rmsnorm", {C::Normalization, 4, 1, true, false}},
-    {OpKind::BatchNorm, "batchnorm", {C::Normalization, 8, 0, true, false}},
-    {OpKind::Softmax, "softmax", {C::Normalization, 5, 2, false, true}},
-    {OpKind::CrossEntropy, "cross_entropy", {C::Loss, 5, 2, true, false}},
-    {OpKind::MseLoss, "mse_loss", {C::Loss, 3, 1, true, false}},
-    {OpKind::Reshape, "reshape", {C::Layout, 0, 0, false, false}},
-    {OpKind::Transpose, "transpose", {C::Layout, 0, 0, false, false}},
-    {OpKind::Slice, "slice", {C::Layout, 0, 0, false, false}},
-    {OpKind::Concat, "concat", {C::Layout, 0, 0, false, false}},
-    {OpKind::Pool, "pool", {C::Elementwise, 1, 0, true, false}},
-    {OpKind::Dispatch, "dispatch", {C::Movement, 0, 0, true, false}},
-    {OpKind::Combine, "combine", {C::Movement, 2, 0, true, false}},
+// flops/element, stats/row, saves inputs, saves output, mask bytes per element
+constexpr std::array<KindEntry, 23> kKinds{{
+    {OpKind::MatMul, "matmul", {C::Contraction, 0, 0, true, false, 0}},
+    {OpKind::Conv2d, "conv2d", {C::Contraction, 0, 0, true, false, 0}},
+    {OpKind::Embedding, "embedding", {C::Lookup, 0, 0, true, false, 0}},
+    {OpKind::Add, "add", {C::Elementwise, 1, 0, false, false, 0}},
+    {OpKind::Mul, "mul", {C::Elementwise, 1, 0, true, false, 0}},
+    {OpKind::Gelu, "gelu", {C::Elementwise, 8, 0, true, false, 0}},
+    {OpKind::Relu, "relu", {C::Elementwise, 1, 0, true, false, 0}},
+    {OpKind::Silu, "silu", {C::Elementwise, 4, 0, true, false, 0}},
+    {OpKind::SwiGlu, "swiglu", {C::Elementwise, 5, 0, true, false, 0}},
+    {OpKind::LayerNorm, "layernorm", {C::Normalization, 8, 2, true, false, 0}},
+    {OpKind::RmsNorm, "rmsnorm", {C::Normalization, 4, 1, true, false, 0}},
+    {OpKind::BatchNorm, "batchnorm", {C::Normalization, 8, 0, true, false, 0}},
+    {OpKind::Softmax, "softmax", {C::Normalization, 5, 2, false, true, 0}},
+    {OpKind::CrossEntropy, "cross_entropy", {C::Loss, 5, 2, true, false, 0}},
+    {OpKind::MseLoss, "mse_loss", {C::Loss, 3, 1, true, false, 0}},
+    {OpKind::Reshape, "reshape", {C::Layout, 0, 0, false, false, 0}},
+    {OpKind::Transpose, "transpose", {C::Layout, 0, 0, false, false, 0}},
+    {OpKind::Slice, "slice", {C::Layout, 0, 0, false, false, 0}},
+    {OpKind::Concat, "concat", {C::Layout, 0, 0, false, false, 0}},
+    {OpKind::Pool, "pool", {C::Elementwise, 1, 0, true, false, 0}},
+    {OpKind::Dispatch, "dispatch", {C::Movement, 0, 0, true, false, 0}},
+    {OpKind::Combine, "combine", {C::Movement, 2, 0, true, false, 0}},
+    {OpKind::Dropout, "dropout", {C::Elementwise, 2, 0, false, false, 1}},
 }};
 
 } // namespace

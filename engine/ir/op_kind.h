@@ -30,6 +30,7 @@ enum class OpKind {
     Pool,         ///< max / average pooling (a reduction over the window or the spatial dims)
     Dispatch,     ///< MoE: routes tokens to expert capacity slots
     Combine,      ///< MoE: weighted sum of expert outputs back to tokens
+    Dropout,      ///< element-wise random zeroing; the backward needs only its one-byte mask
 };
 
 /// How the cost model treats an op kind.
@@ -42,6 +43,7 @@ struct OpKindTraits {
     double statisticsPerRow;    ///< values all-reduced per row when a local-reduction factor is split
     bool savesInputs;           ///< the backward needs the op's inputs
     bool savesOutput;           ///< the backward needs the op's output (softmax)
+    double maskBytesPerElement; ///< bytes per output element of a mask the backward needs (dropout: 1)
 };
 
 /// The file name of `k`, e.g. "matmul", "layernorm".

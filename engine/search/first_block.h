@@ -7,7 +7,7 @@
 // shardings of the same [b, s, h] tensor. Llama's embedding also produces shardings partial over
 // the vocabulary axis, which no add2 does: those become extra ghost values.
 
-#include "engine/search/repeated_blocks.h"
+#include "engine/ir/repeated_blocks.h"
 #include "engine/search/search_problem.h"
 
 #include <map>

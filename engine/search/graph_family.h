@@ -3,7 +3,7 @@
 // once, with its repeated blocks, and shares it between meshes and threads.
 
 #include "engine/ir/graph.h"
-#include "engine/search/repeated_blocks.h"
+#include "engine/ir/repeated_blocks.h"
 
 #include <functional>
 #include <map>

@@ -4,7 +4,7 @@
 
 #include "engine/cost/cost_model.h"
 #include "engine/plans/plan.h"
-#include "engine/search/repeated_blocks.h"
+#include "engine/ir/repeated_blocks.h"
 
 #include <limits>
 

@@ -368,7 +368,8 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
     // Edges of the same tensor size, gradient need and ends (say the same layer's in several
     // unfolded blocks) cost the same: cost the distinct pairs of ends once per build.
     auto [slot, fresh] = cache.byKey.try_emplace(
-        EdgeKey{model_.graph().tensor(e.tensor).bytes(), model_.needsGradient(e.tensor), from.ends, to.ends});
+        EdgeKey{model_.graph().tensor(e.tensor).bytes(), model_.needsGradient(e.tensor), model_.keepsProducerSharding(e),
+                from.ends, to.ends});
     std::vector<CostModel::EdgeTimes>& distinct = slot->second;
     if (fresh) {
         // CostModel::edgeTimes, with each resharding priced once per build: other edges carry the
@@ -385,18 +386,19 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
         const auto fromGradient = words(from.ends, &CostModel::ProducerEnd::gradient);
         const auto toValue = words(to.ends, &CostModel::ConsumerEnd::value);
         const auto toGradient = words(to.ends, &CostModel::ConsumerEnd::gradient);
-        auto seconds = [&](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b,
-                           const TensorSharding& sa, const TensorSharding& sb) {
-            auto price = [&] { return model_.reshardSeconds(sa, sb, bytes); };
-            return a && b ? cache.reshardings.seconds(bytes, *a, *b, price) : price();
+        auto time = [&](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b,
+                        const TensorSharding& sa, const TensorSharding& sb) {
+            auto price = [&] { return model_.reshardTime(sa, sb, bytes); };
+            return a && b ? cache.reshardings.time(bytes, *a, *b, price) : price();
         };
         distinct.resize(from.ends.size() * to.ends.size());
         for (std::size_t i = 0; i < from.ends.size(); ++i)
             for (std::size_t j = 0; j < to.ends.size(); ++j) {
-                CostModel::EdgeTimes& t = distinct[i * to.ends.size() + j];
-                t.forward = seconds(fromValue[i], toValue[j], from.ends[i].value, to.ends[j].value);
-                if (gradient)
-                    t.backward = seconds(toGradient[j], fromGradient[i], to.ends[j].gradient, from.ends[i].gradient);
+                const ReshardTime forward = time(fromValue[i], toValue[j], from.ends[i].value, to.ends[j].value);
+                const double back =
+                    gradient ? time(toGradient[j], fromGradient[i], to.ends[j].gradient, from.ends[i].gradient).seconds
+                             : 0;
+                distinct[i * to.ends.size() + j] = model_.edgeParts(e, forward, back);
             }
     }
     std::vector<double> forward(cu.size() * cw.size()), backward(cu.size() * cw.size());

@@ -5,7 +5,7 @@
 
 #include "engine/cost/cost_model.h"
 #include "engine/cost/reshard_memo.h"
-#include "engine/search/repeated_blocks.h"
+#include "engine/ir/repeated_blocks.h"
 
 #include <map>
 #include <memory>
@@ -149,7 +149,7 @@ private:
     };
     const OpTables& op(int v) const { return *ops_[static_cast<std::size_t>(v)]; }
     /// What an edge's times depend on: tensor bytes, whether it has a gradient, and its distinct ends.
-    using EdgeKey = std::tuple<double, bool, std::vector<CostModel::ProducerEnd>, std::vector<CostModel::ConsumerEnd>>;
+    using EdgeKey = std::tuple<double, bool, bool, std::vector<CostModel::ProducerEnd>, std::vector<CostModel::ConsumerEnd>>;
     /// Times of every pair of distinct ends, per key, within one build, and the reshardings they took.
     struct EdgeCache {
         std::map<EdgeKey, std::vector<CostModel::EdgeTimes>> byKey;

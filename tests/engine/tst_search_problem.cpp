@@ -8,7 +8,7 @@
 #include "engine/builders/builders.h"
 #include "engine/cluster/cluster_presets.h"
 #include "engine/cost/cost_model.h"
-#include "engine/search/repeated_blocks.h"
+#include "engine/ir/repeated_blocks.h"
 #include "engine/io/model_file.h"
 #include "engine/search/search.h"
 #include "engine/search/search_problem.h"
@@ -173,8 +173,11 @@ private slots:
         compareWithEdgeCosts(model, SearchProblem(model, {}, &*blocks));
     }
     void recomputationOnlyRepeatsTheForwardPart() {
-        // By hand on one edge: full recomputation runs each forward resharding once more per
-        // micro-batch, so its table minus none's is none's forward part; the backward is unchanged.
+        // By hand on one edge: full recomputation runs each forward resharding f into a recomputed op
+        // (one inside the repeated layers) once more per micro-batch; the backward is unchanged. An edge
+        // whose consumer reads the input in its backward keeps the tensor at the producer's sharding:
+        // without recomputation its all-gathers g run again in the backward (f + g), recomputed the
+        // whole resharding runs again (2f). So full minus none is f - g there, f elsewhere.
         const Graph g = smallGpt();
         const Cluster c = clusterPreset("dgx-a100", 1);
         const Mesh mesh = Mesh::parse("data=4,model=2");
@@ -182,6 +185,7 @@ private slots:
         const CostModel full(g, c, mesh, settings(Recompute::Full));
         const OpStrategy replicated = OpStrategy::replicated(mesh.rank());
         int checked = 0;
+        int regathered = 0;
         for (const Edge& e : none.edges()) {
             const auto strategies = enumerateStrategies(g.op(e.from), mesh);
             for (const OpStrategy& from : strategies) {
@@ -189,11 +193,18 @@ private slots:
                 const auto ce = none.consumerEnd(e, replicated);
                 const CostModel::EdgeTimes t = none.edgeTimes(e, pe, ce);
                 QCOMPARE(none.edgeTime(e, pe, ce), t.forward + t.backward);
-                QCOMPARE(full.edgeTime(e, pe, ce), 2 * t.forward + t.backward);
-                checked += t.forward > 0 ? 1 : 0;
+                const double bytes = g.tensor(e.tensor).bytes();
+                const ReshardTime r = none.reshardTime(pe.value, ce.value, bytes);
+                const double f = r.seconds;
+                const double gathers = none.keepsProducerSharding(e) ? r.gathers : 0;
+                const double extra = full.recomputed(e.to) ? f - gathers : 0;
+                QVERIFY(std::abs(full.edgeTime(e, pe, ce) - none.edgeTime(e, pe, ce) - extra) <= 1e-12 + 1e-9 * f);
+                checked += f > 0 && full.recomputed(e.to) ? 1 : 0;
+                regathered += gathers > 0 ? 1 : 0;
             }
         }
         QVERIFY(checked > 0);
+        QVERIFY(regathered > 0);
     }
     void weighedOptimaBoundEveryPlanThatFits() {
         // Weak duality, by brute force over every assignment: for a capacity C and any weight lambda,
@@ -260,7 +271,7 @@ private slots:
               found->evaluation->stepTime, int(found->evaluation->feasible));
         QVERIFY(found->evaluation->feasible);
         QVERIFY(bound <= found->evaluation->stepTime);
-        QVERIFY(bound > p.minStepTime() * 1.05);
+        QVERIFY(bound > p.minStepTime() * 1.03);
     }
     void minIncreaseBoundsTheOtherStagesOptimum() {
         // Same edges, other op tables (ZeRO 0 against 3, both ways): the weighted optimum of one is at

@@ -3,7 +3,7 @@
 // into one "x L" stack node that expands on demand. Plain C++ over the engine's graph.
 
 #include "engine/cost/cost_terms.h"
-#include "engine/search/repeated_blocks.h"
+#include "engine/ir/repeated_blocks.h"
 
 #include <string>
 #include <vector>

@@ -4,7 +4,7 @@
 #include "engine/cluster/cluster.h"
 #include "engine/cost/cost_terms.h"
 #include "engine/io/model_file.h"
-#include "engine/search/repeated_blocks.h"
+#include "engine/ir/repeated_blocks.h"
 
 #include <memory>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "engine/search/repeated_blocks.h"
+#include "engine/ir/repeated_blocks.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,0 +1,127 @@
+#include "engine/cost/saved_activations.h"
+
+#include "engine/ir/repeated_blocks.h"
+
+#include <algorithm>
+#include <map>
+
+namespace shardscope {
+
+RecomputeUnits recomputeUnits(const Graph& graph) {
+    RecomputeUnits units;
+    units.unitOf.assign(graph.ops().size(), -1);
+    if (const auto blocks = findRepeatedBlocks(graph)) {
+        units.unitOf = blocks->blockOf;
+        units.count = blocks->count();
+        return units;
+    }
+    std::map<std::string, int> ids;
+    for (std::size_t o = 0; o < graph.ops().size(); ++o) {
+        const std::string& block = graph.ops()[o].block;
+        if (block.empty())
+            continue;
+        const auto [it, fresh] = ids.emplace(block, static_cast<int>(ids.size()));
+        units.unitOf[o] = it->second;
+    }
+    units.count = static_cast<int>(ids.size());
+    return units;
+}
+
+bool isRecomputed(const Op& op, int unit, Recompute recompute) {
+    return (recompute == Recompute::Full && unit >= 0) || (recompute == Recompute::Selective && op.attentionCore);
+}
+
+bool readsInputInBackward(const Graph& graph, const Op& op, std::size_t k, const std::vector<bool>& needsGradient) {
+    const OpKindTraits& traits = opKindTraits(op.kind);
+    const Tensor& t = graph.tensor(op.inputs[k]);
+    if (!traits.savesInputs || t.role == TensorRole::Parameter || t.role == TensorRole::Constant)
+        return false;
+    if (traits.category != OpCategory::Contraction && traits.category != OpCategory::Lookup)
+        return true;
+    for (std::size_t j = 0; j < op.inputs.size(); ++j)
+        if (j != k && needsGradient[op.inputs[j].index()])
+            return true;
+    return false;
+}
+
+namespace {
+
+/// What each op keeps under `recompute` (the `kept` half of savedActivations).
+std::vector<SavedByOp> keptByOp(const Graph& g, const RecomputeUnits& units, Recompute recompute,
+                                const std::vector<bool>& needsGradient) {
+    std::vector<SavedByOp> kept(g.ops().size());
+    auto recomputed = [&](OpId o) { return isRecomputed(g.op(o), units.unitOf[o.index()], recompute); };
+    for (std::size_t ti = 0; ti < g.tensors().size(); ++ti) {
+        const Tensor& t = g.tensors()[ti];
+        if (t.role == TensorRole::Parameter || t.role == TensorRole::Constant)
+            continue;
+        const TensorId id(ti);
+        const bool produced = t.producer.valid();
+        bool keep = produced && opKindTraits(g.op(t.producer).kind).savesOutput && !recomputed(t.producer);
+        OpId firstReader;
+        std::size_t firstSlot = 0;
+        for (OpId c : t.consumers) {
+            const Op& op = g.op(c);
+            for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+                if (op.inputs[k] != id)
+                    continue;
+                bool needed = false;
+                if (recomputed(c))
+                    needed = !produced || !recomputed(t.producer) ||
+                             units.unitOf[t.producer.index()] != units.unitOf[c.index()];
+                else
+                    needed = readsInputInBackward(g, op, k, needsGradient);
+                if (needed && !firstReader.valid()) {
+                    firstReader = c;
+                    firstSlot = k;
+                }
+                keep = keep || needed;
+            }
+        }
+        if (!keep)
+            continue;
+        if (produced) {
+            const Op& p = g.op(t.producer);
+            const auto slot = std::find(p.outputs.begin(), p.outputs.end(), id) - p.outputs.begin();
+            kept[t.producer.index()].outputs.push_back(static_cast<std::size_t>(slot));
+        } else if (firstReader.valid()) {
+            kept[firstReader.index()].inputs.push_back(firstSlot);
+        }
+    }
+    for (std::size_t o = 0; o < g.ops().size(); ++o)
+        kept[o].mask = opKindTraits(g.ops()[o].kind).maskBytesPerElement > 0 && !recomputed(OpId(o));
+    return kept;
+}
+
+/// The entries of `all` that `kept` does not hold already.
+SavedByOp without(const SavedByOp& all, const SavedByOp& kept) {
+    SavedByOp rest;
+    auto absent = [](const std::vector<std::size_t>& v, std::size_t x) { return std::find(v.begin(), v.end(), x) == v.end(); };
+    for (std::size_t k : all.outputs)
+        if (absent(kept.outputs, k))
+            rest.outputs.push_back(k);
+    for (std::size_t k : all.inputs)
+        if (absent(kept.inputs, k))
+            rest.inputs.push_back(k);
+    rest.mask = all.mask && !kept.mask;
+    return rest;
+}
+
+} // namespace
+
+SavedActivations savedActivations(const Graph& graph, const RecomputeUnits& units, Recompute recompute,
+                                  const std::vector<bool>& needsGradient) {
+    SavedActivations saved;
+    saved.kept = keptByOp(graph, units, recompute, needsGradient);
+    saved.workspace.assign(graph.ops().size(), SavedByOp{});
+    if (recompute != Recompute::Full || units.count == 0)
+        return saved;
+    const std::vector<SavedByOp> all = keptByOp(graph, units, Recompute::None, needsGradient);
+    for (std::size_t o = 0; o < graph.ops().size(); ++o)
+        if (units.unitOf[o] >= 0)
+            saved.workspace[o] = without(all[o], saved.kept[o]);
+    saved.workspaceWeight = 1.0 / units.count;
+    return saved;
+}
+
+} // namespace shardscope
