@@ -9,6 +9,8 @@
 namespace shardscope::cli {
 
 int runBench(const CliOptions& options, std::ostream& out) {
+    if (options.benchSuite == "fidelity")
+        return runFidelity(options, out);
     const bench::BenchSuite suite = options.benchSuite == "speed"     ? bench::BenchSuite::Speed
                                     : options.benchSuite == "quality" ? bench::BenchSuite::Quality
                                                                       : bench::BenchSuite::All;

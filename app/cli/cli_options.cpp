@@ -43,7 +43,7 @@ std::string usageText() {
            "                                                   why this op is split as it is\n"
            "  shardscope-cli simulate ... --strategy NAME|PLAN.json [--overlap on|off] [--bucket-mb N]\n"
            "                 [--trace out.json] [--events out.json] [--devices all|0-7,64] [--json]\n"
-           "  shardscope-cli bench [--quick] [--suite all|speed|quality] [--json]\n"
+           "  shardscope-cli bench [--quick] [--suite all|speed|quality|fidelity] [--fidelity] [--json]\n"
            "                 search speed and plan quality (medians of several runs, one thread)\n"
            "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
 }
@@ -143,10 +143,11 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.quick = true;
         else if (a == "--suite" && o.command == "bench") {
             const std::string& v = value();
-            if (v != "all" && v != "speed" && v != "quality")
-                throw InputError("--suite " + v + ": expected all, speed or quality");
+            if (v != "all" && v != "speed" && v != "quality" && v != "fidelity")
+                throw InputError("--suite " + v + ": expected all, speed, quality or fidelity");
             o.benchSuite = v;
-        }
+        } else if (a == "--fidelity" && o.command == "bench")
+            o.benchSuite = "fidelity";
         else if (a == "--threads" && o.command == "search")
             o.threads = positiveInt(a, value());
         else

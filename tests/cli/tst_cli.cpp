@@ -307,6 +307,23 @@ private slots:
         QVERIFY(bad.err.contains("only search chooses"));
         QFile::remove(path);
     }
+    void fidelityTableNamesEverySource() {
+        // bench --fidelity: the six published runs and the fourteen Table 2 settings, each with its
+        // source and predicted / published.
+        const Run r = cli({QStringLiteral("bench"), QStringLiteral("--fidelity"), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonArray rows = QJsonDocument::fromJson(r.out).array();
+        QCOMPARE(rows.size(), 20);
+        for (const QJsonValue& v : rows) {
+            const QJsonObject row = v.toObject();
+            QVERIFY(row[QStringLiteral("source")].toString().contains(QStringLiteral("et al.")));
+            QCOMPARE(row[QStringLiteral("ratio")].toDouble(),
+                     row[QStringLiteral("predicted")].toDouble() / row[QStringLiteral("published")].toDouble());
+        }
+        const Run bad = cli({QStringLiteral("bench"), QStringLiteral("--suite"), QStringLiteral("fidelty")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("expected all, speed, quality or fidelity"));
+    }
     void planOutRoundTripsThroughEvaluate() {
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-cli.plan.json"));
         const QStringList base{QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("llama"),

@@ -1,0 +1,69 @@
+#include "engine/fidelity/measured_run.h"
+
+#include "engine/cluster/cluster_presets.h"
+#include "engine/cost/cost_model.h"
+#include "engine/cost/evaluation.h"
+#include "engine/io/cluster_file.h"
+#include "engine/io/model_file.h"
+#include "engine/plans/baselines.h"
+#include "engine/util/error.h"
+
+namespace shardscope {
+
+namespace {
+
+/// Narayanan et al. 2021, eq. 3: a GPT step's model FLOPs with full recomputation.
+double gptStepFlops(const ModelParams& p, int batch) {
+    const double B = batch, s = p.seq, l = p.layers, h = p.hidden, V = p.vocab;
+    return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
+}
+
+/// Micro-batch counts to try: `fixed`, or every divisor of the per-replica batch, fewest first.
+std::vector<int> microbatchCounts(int fixed, int perReplica) {
+    if (fixed > 0)
+        return {fixed};
+    std::vector<int> counts;
+    for (int m = 1; m <= perReplica; ++m)
+        if (perReplica % m == 0)
+            counts.push_back(m);
+    return counts;
+}
+
+} // namespace
+
+RunPrediction predictRun(const MeasuredRun& run) {
+    try {
+        const ModelRequest request{run.model, run.sets, run.batch};
+        const Cluster cluster = loadCluster(run.cluster, run.nodes);
+        const Mesh mesh = Mesh::parse(run.mesh);
+        const auto data = mesh.find("data");
+        const int replicas = data ? mesh.size(*data) : 1;
+        if (run.batch % replicas != 0)
+            throw InputError("batch " + std::to_string(run.batch) + " does not divide over " +
+                             std::to_string(replicas) + " data-parallel ranks");
+        RunPrediction best;
+        for (int m : microbatchCounts(run.microbatches, run.batch / replicas)) {
+            const Graph g = loadModel(request, m);
+            StepSettings settings;
+            settings.recompute = run.recompute;
+            settings.microbatches = m;
+            const Plan plan = baselinePlan(g, mesh, run.strategy, settings);
+            const CostModel model(g, cluster, mesh, plan.settings);
+            const auto e = evaluate(model, plan);
+            best = RunPrediction{e->stepTime, e->stepTime, e->peakMemory, cluster.device.memoryBytes, e->feasible, m};
+            if (e->feasible)
+                break;
+        }
+        if (run.metric == RunMetric::GptTflopsPerGpu) {
+            const auto builder = resolveBuilder(request);
+            if (!builder)
+                throw InputError("TFLOP/s per GPU needs a built-in GPT model");
+            best.value = gptStepFlops(builder->params, run.batch) / (best.stepTime * cluster.deviceCount()) / 1e12;
+        }
+        return best;
+    } catch (const InputError& e) {
+        throw InputError("run '" + run.name + "': " + e.what());
+    }
+}
+
+} // namespace shardscope

@@ -1,0 +1,49 @@
+#pragma once
+// A training run someone measured, described as the CLI would evaluate it, and the prediction of it:
+// the model, the cluster, the expert's plan and settings, and the step time (or throughput) measured.
+// The fidelity table (published_runs.h) and calibration compare predictions with these figures.
+
+#include "engine/cost/step_settings.h"
+
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+/// What a measurement reports: seconds per step, or model TFLOP/s per GPU by Narayanan et al.
+/// 2021's count for GPT models, F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per step (full
+/// recomputation's extra forward included) over step time x GPUs.
+enum class RunMetric { StepSeconds, GptTflopsPerGpu };
+
+/// One measured run.
+struct MeasuredRun {
+    std::string name;                ///< "Narayanan Table 1 row 1 (1.7B, TP 1)"
+    std::string source;              ///< paper and table, or README
+    std::string model;               ///< preset name or file
+    std::vector<std::string> sets;   ///< builder overrides, "key=value"
+    int batch = 0;                   ///< global batch (sequences)
+    std::string cluster;             ///< preset name or file
+    int nodes = 1;
+    std::string mesh;                ///< "data=32,model=8"
+    std::string strategy;            ///< a baseline name (baselines.h)
+    Recompute recompute = Recompute::None;
+    int microbatches = 0;            ///< 0: the fewest that fit, as the expert tunes gradient accumulation
+    RunMetric metric = RunMetric::StepSeconds;
+    double measured = 0;             ///< in the metric's unit
+};
+
+/// The prediction of one run.
+struct RunPrediction {
+    double stepTime = 0;             ///< seconds
+    double value = 0;                ///< in the run's metric
+    double peakMemory = 0;           ///< bytes per device
+    double capacity = 0;             ///< bytes per device
+    bool feasible = false;
+    int microbatches = 1;
+};
+
+/// Evaluates the run's plan; throws InputError naming the run when its model, cluster, mesh or strategy
+/// is unknown or does not apply.
+RunPrediction predictRun(const MeasuredRun& run);
+
+} // namespace shardscope

@@ -1,0 +1,67 @@
+#include "engine/fidelity/published_runs.h"
+
+#include <string>
+
+namespace shardscope {
+
+namespace {
+
+/// A GPT of Megatron's family: sequence 2048, vocabulary 51200, dropout on.
+std::vector<std::string> gptSets(int layers, int hidden, int heads) {
+    return {"layers=" + std::to_string(layers), "hidden=" + std::to_string(hidden), "heads=" + std::to_string(heads),
+            "seq=2048", "vocab=51200", "dropout=true"};
+}
+
+/// Narayanan et al. 2021 Table 1: a row without pipelining, as TFLOP/s per A100 on Selene (DGX A100
+/// nodes of 8), tensor parallelism t within a node, data parallelism over the rest, full
+/// recomputation.
+MeasuredRun narayananRow(int row, const std::string& size, int layers, int hidden, int heads, int t, int gpus,
+                         int batch, double tflops) {
+    MeasuredRun r;
+    r.name = "Narayanan Table 1 row " + std::to_string(row) + " (" + size + ", TP " + std::to_string(t) + ", " +
+             std::to_string(gpus) + " GPUs)";
+    r.source = "Narayanan et al. 2021, Table 1";
+    r.model = "gpt";
+    r.sets = gptSets(layers, hidden, heads);
+    r.batch = batch;
+    r.cluster = "dgx-a100";
+    r.nodes = gpus / 8;
+    r.mesh = "data=" + std::to_string(gpus / t) + (t > 1 ? ",model=" + std::to_string(t) : "");
+    r.strategy = t > 1 ? "megatron" : "dp";
+    r.recompute = Recompute::Full;
+    r.metric = RunMetric::GptTflopsPerGpu;
+    r.measured = tflops;
+    return r;
+}
+
+/// Korthikanti et al. 2022: the 22B GPT (48 layers, hidden 6144, 64 heads) on one DGX A100 node with
+/// tensor parallelism 8 and batch 4, seconds per iteration.
+MeasuredRun korthikanti22b(const std::string& what, const std::string& strategy, Recompute recompute, double seconds) {
+    MeasuredRun r;
+    r.name = "Korthikanti 22B, " + what;
+    r.source = "Korthikanti et al. 2022, Table 4";
+    r.model = "gpt";
+    r.sets = gptSets(48, 6144, 64);
+    r.batch = 4;
+    r.cluster = "dgx-a100";
+    r.nodes = 1;
+    r.mesh = "model=8";
+    r.strategy = strategy;
+    r.recompute = recompute;
+    r.metric = RunMetric::StepSeconds;
+    r.measured = seconds;
+    return r;
+}
+
+} // namespace
+
+std::vector<MeasuredRun> publishedRuns() {
+    return {narayananRow(1, "1.7B", 24, 2304, 24, 1, 32, 512, 137),
+            narayananRow(2, "3.6B", 30, 3072, 32, 2, 64, 512, 138),
+            narayananRow(3, "7.5B", 36, 4096, 32, 4, 128, 512, 142),
+            narayananRow(4, "18.4B", 40, 6144, 48, 8, 256, 1024, 135),
+            korthikanti22b("TP 8, full recomputation", "megatron", Recompute::Full, 1.42),
+            korthikanti22b("TP 8 + SP, selective recomputation", "megatron-sp", Recompute::Selective, 1.10)};
+}
+
+} // namespace shardscope

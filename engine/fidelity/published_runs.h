@@ -1,0 +1,16 @@
+#pragma once
+// Published training measurements the predictions are judged against (README "Fidelity"): each run
+// as the paper describes it, with its measured figure. Megatron-LM trains with dropout 0.1 by
+// default, so the GPT runs build with dropout.
+
+#include "engine/fidelity/measured_run.h"
+
+#include <vector>
+
+namespace shardscope {
+
+/// Narayanan et al. 2021 Table 1 rows 1-4 (no pipelining) and Korthikanti et al. 2022's 22B
+/// iteration times (their Table 4; configuration from their Table 1).
+std::vector<MeasuredRun> publishedRuns();
+
+} // namespace shardscope

@@ -1,0 +1,59 @@
+// Predictions against published measurements (engine/fidelity): Korthikanti et al. 2022's Table 2
+// activation formulas exactly, setting by setting, and the published runs (Narayanan et al. 2021
+// Table 1 rows 1-4, Korthikanti's 22B iteration times) within 10%, each plan fitting its GPUs.
+
+#include <QTest>
+// Qt first: moc cannot parse <concepts> unless Qt headers came before.
+
+#include "engine/fidelity/activation_formulas.h"
+#include "engine/fidelity/published_runs.h"
+
+#include <cmath>
+
+using namespace shardscope;
+
+class TestFidelity : public QObject {
+    Q_OBJECT
+private slots:
+    void perLayerBytesAreKorthikantisFormulas() {
+        const auto checks = activationFormulaChecks();
+        QCOMPARE(checks.size(), std::size_t(14)); // 7 settings, with and without dropout
+        for (const ActivationFormulaCheck& c : checks)
+            QVERIFY2(std::abs(c.predicted - c.published) <= 1e-9 * c.published,
+                     qPrintable(QStringLiteral("%1: %2 bytes per layer, %3 gives %4")
+                                    .arg(QString::fromStdString(c.setting))
+                                    .arg(c.predicted)
+                                    .arg(QString::fromStdString(c.formula))
+                                    .arg(c.published)));
+    }
+    void fullRecomputationAddsOneLayersWorkingSet() {
+        // Full recomputation keeps one 2sbh checkpoint per layer, and while one layer is recomputed in
+        // the backward its whole forward working set, (32 + 2as/h) sbh without dropout, is live on top
+        // (less the checkpoint it was recomputed from, already counted). The ops outside the layers are
+        // not recomputed and keep what they keep without recomputation. s 2048, h 4096, a 32, b 1.
+        const double s = 2048, h = 4096, a = 32, sbh = s * h;
+        const int layers = 4;
+        const double none = table2ActivationBytes(layers, false, "dp", Recompute::None);
+        const double full = table2ActivationBytes(layers, false, "dp", Recompute::Full);
+        const double layerNone = sbh * (32 + 2 * a * s / h);
+        const double outside = none - layers * layerNone;
+        const double expected = layers * 2 * sbh + (layerNone - 2 * sbh) + outside;
+        QVERIFY2(std::abs(full - expected) <= 1e-9 * expected,
+                 qPrintable(QStringLiteral("full %1 GB, expected %2 GB").arg(full / 1e9).arg(expected / 1e9)));
+        QVERIFY(outside > 0);
+    }
+    void publishedRunsWithinTenPercent() {
+        for (const MeasuredRun& r : publishedRuns()) {
+            const RunPrediction p = predictRun(r);
+            const double ratio = p.value / r.measured;
+            QVERIFY2(p.feasible, r.name.c_str());
+            QVERIFY2(std::abs(ratio - 1) <= 0.10,
+                     qPrintable(QStringLiteral("%1: predicted / published = %2")
+                                    .arg(QString::fromStdString(r.name))
+                                    .arg(ratio)));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFidelity)
+#include "tst_fidelity.moc"
