@@ -32,6 +32,7 @@ std::string usageText() {
            "                 [--mesh data=16,model=8] [--strategy dp|megatron|megatron-sp|zero1|zero2|zero3|fsdp|"
            "A+B|PLAN.json]\n"
            "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
+           "                 [--attention fused|unfused]\n"
            "                 [--optimizer adam|sgd] [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
            "                 [--zero auto|0-3] [--recompute auto|none|selective|full] [--microbatches auto|M]\n"
@@ -106,6 +107,11 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
                     throw InputError("--recompute " + v + ": expected " +
                                      std::string(o.command == "search" ? "auto, " : "") + "none, selective or full");
             }
+        } else if (a == "--attention") {
+            const std::string& v = value();
+            o.scenario.attention = parseAttention(v);
+            if (!o.scenario.attention)
+                throw InputError("--attention " + v + ": expected fused or unfused");
         } else if (a == "--zero") {
             const std::string& v = value();
             if (v == "auto")

@@ -16,6 +16,9 @@ struct DeviceSpec {
     double memoryBytes = 0;
     double memoryBandwidth = 0;        ///< bytes/s of device memory (HBM)
     double efficiency = 0.6;           ///< achieved fraction of peak for large kernels
+    /// Achieved fraction of peak of the fused attention kernel: FlashAttention-2 reaches 50-73% on
+    /// A100 forward and backward (Dao 2023); the low end, until calibrated.
+    double attentionEfficiency = 0.5;
     double launchFloor = 4e-6;         ///< minimum time of any kernel, seconds
 
     /// Peak FLOP/s for `t`; falls back to the fp32 figure, then to the largest one.

@@ -37,15 +37,26 @@ CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mes
     }
     edges_ = graphEdges(graph);
     units_ = std::make_shared<const RecomputeUnits>(recomputeUnits(graph));
-    saved_ = savedActivations(graph, *units_, settings.recompute, needsGrad_);
+    saved_ = savedActivations(graph, *units_, settings.recompute, settings.attention, needsGrad_);
+    insideCore_.assign(graph.ops().size(), false);
+    for (OpId o : graph.topoOrder()) {
+        const Op& op = graph.op(o);
+        bool inside = op.attentionCore;
+        for (TensorId t : op.outputs)
+            for (OpId c : graph.tensor(t).consumers)
+                inside = inside && graph.op(c).attentionCore;
+        insideCore_[o.index()] = inside;
+    }
 }
 
 CostModel::CostModel(const CostModel& like, const StepSettings& settings)
     : graph_(like.graph_), cluster_(like.cluster_), mesh_(like.mesh_), settings_(settings), comm_(like.comm_),
       edges_(like.edges_), needsGrad_(like.needsGrad_), units_(like.units_),
-      saved_(settings.recompute == like.settings_.recompute
+      saved_(settings.recompute == like.settings_.recompute && settings.attention == like.settings_.attention
                  ? like.saved_
-                 : savedActivations(like.graph_, *like.units_, settings.recompute, like.needsGrad_)) {}
+                 : savedActivations(like.graph_, *like.units_, settings.recompute, settings.attention,
+                                    like.needsGrad_)),
+      insideCore_(like.insideCore_) {}
 
 double CostModel::backwardFlops(OpId o) const {
     const Op& op = graph_.op(o);
@@ -83,7 +94,20 @@ CollectiveCost CostModel::collective(CollectiveKind kind, AxisSet axes, double b
 }
 
 bool CostModel::recomputed(OpId o) const {
-    return isRecomputed(graph_.op(o), units_->unitOf[o.index()], settings_.recompute);
+    return isRecomputed(graph_.op(o), units_->unitOf[o.index()], settings_.recompute, settings_.attention);
+}
+
+bool CostModel::fusedAttention(OpId o) const {
+    return settings_.attention == AttentionKernel::Fused && graph_.op(o).attentionCore;
+}
+
+bool CostModel::recomputesCompute(OpId o) const {
+    if (!fusedAttention(o))
+        return recomputed(o);
+    // Inside the fused kernel's backward the scores and probabilities are recomputed, not the output;
+    // full recomputation of the block runs the whole kernel again.
+    return insideCore_[o.index()] ||
+           (settings_.recompute == Recompute::Full && units_->unitOf[o.index()] >= 0);
 }
 
 bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
@@ -97,12 +121,15 @@ bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
         for (TensorId t : op.inputs)
             if (graph_.tensor(t).role == TensorRole::Parameter && graph_.parameterOwner(t) == o)
                 return false;
-    if (a.recompute == b.recompute)
+    if (a.attention != b.attention && op.attentionCore)
+        return false;
+    if (a.recompute == b.recompute && a.attention == b.attention)
         return true;
     const std::size_t i = o.index();
     const bool computes = opKindTraits(op.kind).category != OpCategory::Layout;
     const bool noWorkspace = saved_.workspace[i] == SavedByOp{} && other.saved_.workspace[i] == SavedByOp{};
-    return (!computes || recomputed(o) == other.recomputed(o)) && saved_.kept[i] == other.saved_.kept[i] &&
+    return (!computes || (recomputed(o) == other.recomputed(o) && recomputesCompute(o) == other.recomputesCompute(o))) &&
+           saved_.kept[i] == other.saved_.kept[i] &&
            (noWorkspace || (saved_.workspace[i] == other.saved_.workspace[i] &&
                             saved_.workspaceWeight == other.saved_.workspaceWeight));
 }
@@ -200,7 +227,19 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
     const double parts = mesh_.groupSize(s.usedAxes());
     const double flops = graph_.forwardFlops(o) / parts;
     const DType dtype = graph_.tensor(op.outputs.front()).dtype;
-    if (traits.category != OpCategory::Layout) {
+    if (fusedAttention(o)) {
+        // One kernel in on-chip memory: its FLOPs at the attention efficiency, no HBM traffic for the
+        // s x s tensors (FlashAttention-2's backward, 2.5x the forward, is the two contractions'
+        // dX and dW plus the scores' recomputation, recomputesCompute()).
+        const DeviceSpec& d = cluster_.device;
+        const double rate = d.peakFor(dtype) * d.attentionEfficiency;
+        const double fwd = flops / rate;
+        cost.forward = m * fwd;
+        if (gradInputs > 0)
+            cost.backward = m * backwardFlops(o) / parts / rate;
+        if (recomputesCompute(o))
+            cost.recompute = m * fwd;
+    } else if (traits.category != OpCategory::Layout) {
         const double fwd = computeSeconds(flops, bytes, dtype);
         cost.forward = m * fwd;
         if (gradInputs > 0) {

@@ -88,8 +88,14 @@ public:
     /// True when the consumer of `e` reads the edge's tensor in its backward, so that the tensor is kept
     /// at the producer's sharding and the forward resharding runs twice (edgeTimes).
     bool keepsProducerSharding(const Edge& e) const;
-    /// True when op `o` is recomputed in the backward under these settings.
+    /// True when op `o` is recomputed in the backward under these settings (its forward resharding
+    /// runs again and it keeps nothing of its own).
     bool recomputed(OpId o) const;
+    /// True when op `o` runs inside the fused attention kernel.
+    bool fusedAttention(OpId o) const;
+    /// True when the backward runs op `o`'s forward compute again: recomputed(), except that the fused
+    /// kernel recomputes only the ops whose outputs stay inside the attention core.
+    bool recomputesCompute(OpId o) const;
     /// What each op keeps from forward to backward under these settings.
     const SavedActivations& saved() const { return saved_; }
 
@@ -130,6 +136,7 @@ private:
     std::vector<bool> needsGrad_;
     std::shared_ptr<const RecomputeUnits> units_;
     SavedActivations saved_;
+    std::vector<bool> insideCore_; ///< attention-core ops read only by attention-core ops
 };
 
 } // namespace shardscope

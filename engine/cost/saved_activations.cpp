@@ -27,8 +27,9 @@ RecomputeUnits recomputeUnits(const Graph& graph) {
     return units;
 }
 
-bool isRecomputed(const Op& op, int unit, Recompute recompute) {
-    return (recompute == Recompute::Full && unit >= 0) || (recompute == Recompute::Selective && op.attentionCore);
+bool isRecomputed(const Op& op, int unit, Recompute recompute, AttentionKernel attention) {
+    return (recompute == Recompute::Full && unit >= 0) ||
+           (op.attentionCore && (recompute == Recompute::Selective || attention == AttentionKernel::Fused));
 }
 
 bool readsInputInBackward(const Graph& graph, const Op& op, std::size_t k, const std::vector<bool>& needsGradient) {
@@ -48,9 +49,9 @@ namespace {
 
 /// What each op keeps under `recompute` (the `kept` half of savedActivations).
 std::vector<SavedByOp> keptByOp(const Graph& g, const RecomputeUnits& units, Recompute recompute,
-                                const std::vector<bool>& needsGradient) {
+                                AttentionKernel attention, const std::vector<bool>& needsGradient) {
     std::vector<SavedByOp> kept(g.ops().size());
-    auto recomputed = [&](OpId o) { return isRecomputed(g.op(o), units.unitOf[o.index()], recompute); };
+    auto recomputed = [&](OpId o) { return isRecomputed(g.op(o), units.unitOf[o.index()], recompute, attention); };
     for (std::size_t ti = 0; ti < g.tensors().size(); ++ti) {
         const Tensor& t = g.tensors()[ti];
         if (t.role == TensorRole::Parameter || t.role == TensorRole::Constant)
@@ -110,13 +111,13 @@ SavedByOp without(const SavedByOp& all, const SavedByOp& kept) {
 } // namespace
 
 SavedActivations savedActivations(const Graph& graph, const RecomputeUnits& units, Recompute recompute,
-                                  const std::vector<bool>& needsGradient) {
+                                  AttentionKernel attention, const std::vector<bool>& needsGradient) {
     SavedActivations saved;
-    saved.kept = keptByOp(graph, units, recompute, needsGradient);
+    saved.kept = keptByOp(graph, units, recompute, attention, needsGradient);
     saved.workspace.assign(graph.ops().size(), SavedByOp{});
     if (recompute != Recompute::Full || units.count == 0)
         return saved;
-    const std::vector<SavedByOp> all = keptByOp(graph, units, Recompute::None, needsGradient);
+    const std::vector<SavedByOp> all = keptByOp(graph, units, Recompute::None, attention, needsGradient);
     for (std::size_t o = 0; o < graph.ops().size(); ++o)
         if (units.unitOf[o] >= 0)
             saved.workspace[o] = without(all[o], saved.kept[o]);

@@ -19,6 +19,9 @@
 // block, its input. While one block is recomputed in its backward, everything it would have kept is
 // live again: that working set is charged as 1/L of what all L blocks would keep, which is exact
 // when the blocks are alike. Ops outside the blocks (embedding, head, loss) are not recomputed.
+// The fused attention kernel (FlashAttention) keeps what selective recomputation keeps of the core,
+// Q, K and V and its output, and no s x s tensor or dropout mask (its few bytes of row statistics,
+// 4as b, are left out); its backward recomputes the scores and probabilities, not the output.
 //
 // Worked example, one GPT layer, s x b tokens, hidden h, a heads, bf16, no dropout, no parallelism:
 // norm1 input 2sbh, QKV input 2sbh, Q K V 6sbh, softmax output 2as^2b, projection input 2sbh, norm2
@@ -43,8 +46,9 @@ struct RecomputeUnits {
 /// distinct non-empty `block` name.
 RecomputeUnits recomputeUnits(const Graph& graph);
 
-/// True when op `op` is recomputed in the backward under `recompute`.
-bool isRecomputed(const Op& op, int unit, Recompute recompute);
+/// True when op `op` is recomputed in the backward under `recompute`, or inside the fused attention
+/// kernel's backward (then it keeps nothing of its own either).
+bool isRecomputed(const Op& op, int unit, Recompute recompute, AttentionKernel attention);
 
 /// True when the backward of `op` reads its input `k` (a non-parameter operand): contractions and
 /// lookups need an input only to differentiate another input, element-wise ops and norms need it
@@ -67,8 +71,8 @@ struct SavedActivations {
     double workspaceWeight = 0;       ///< 1 / number of recomputation regions
 };
 
-/// What every op of `graph` keeps under `recompute`.
+/// What every op of `graph` keeps under `recompute` and `attention`.
 SavedActivations savedActivations(const Graph& graph, const RecomputeUnits& units, Recompute recompute,
-                                  const std::vector<bool>& needsGradient);
+                                  AttentionKernel attention, const std::vector<bool>& needsGradient);
 
 } // namespace shardscope

@@ -7,12 +7,18 @@ namespace shardscope {
 namespace {
 constexpr EnumNames<Recompute, 3> kRecompute{
     {{{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}}}};
+constexpr EnumNames<AttentionKernel, 2> kAttention{
+    {{{AttentionKernel::Fused, "fused"}, {AttentionKernel::Unfused, "unfused"}}}};
 constexpr EnumNames<OptimizerKind, 2> kOptimizers{{{{OptimizerKind::Adam, "adam"}, {OptimizerKind::Sgd, "sgd"}}}};
 } // namespace
 
 std::string_view recomputeName(Recompute r) { return kRecompute.name(r); }
 
 std::optional<Recompute> parseRecompute(std::string_view name) { return kRecompute.parse(name); }
+
+std::string_view attentionName(AttentionKernel a) { return kAttention.name(a); }
+
+std::optional<AttentionKernel> parseAttention(std::string_view name) { return kAttention.parse(name); }
 
 std::string_view optimizerName(OptimizerKind o) { return kOptimizers.name(o); }
 

@@ -11,11 +11,18 @@ namespace shardscope {
 
 enum class Recompute { None, Selective, Full };
 enum class OptimizerKind { Adam, Sgd };
+/// How the attention core runs: one fused kernel (FlashAttention: no s x s tensor in memory, its
+/// scores recomputed inside the backward kernel) or as separate ops (matmul, softmax, dropout, matmul).
+enum class AttentionKernel { Fused, Unfused };
 
 /// "none", "selective", "full".
 std::string_view recomputeName(Recompute r);
 /// Parses a recompute name; nullopt if unknown.
 std::optional<Recompute> parseRecompute(std::string_view name);
+/// "fused", "unfused".
+std::string_view attentionName(AttentionKernel a);
+/// Parses an attention kernel name; nullopt if unknown.
+std::optional<AttentionKernel> parseAttention(std::string_view name);
 /// "adam", "sgd".
 std::string_view optimizerName(OptimizerKind o);
 /// Parses an optimizer name; nullopt if unknown.
@@ -28,6 +35,7 @@ struct StepSettings {
     OptimizerKind optimizer = OptimizerKind::Adam; ///< Adam keeps fp32 master weights, m and v
     int zeroStage = 0;                         ///< 0 none; 1 optimizer state; 2 + gradients; 3 + parameters
     AxisSet zeroAxes = 0;                      ///< axes over which ZeRO shards parameter storage
+    AttentionKernel attention = AttentionKernel::Fused; ///< what every current framework runs
 
     bool operator==(const StepSettings&) const = default;
 };

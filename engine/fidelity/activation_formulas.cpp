@@ -46,7 +46,8 @@ std::vector<Setting> withDropout() {
 
 } // namespace
 
-double table2ActivationBytes(int layers, bool dropout, const std::string& strategy, Recompute recompute) {
+double table2ActivationBytes(int layers, bool dropout, const std::string& strategy, Recompute recompute,
+                             AttentionKernel attention) {
     const bool tensorParallel = strategy != "dp";
     const std::vector<std::string> sets{"layers=" + std::to_string(layers),
                                         "hidden=4096",
@@ -59,6 +60,7 @@ double table2ActivationBytes(int layers, bool dropout, const std::string& strate
     const Mesh mesh = Mesh::parse(tensorParallel ? "model=8" : "data=8");
     StepSettings settings;
     settings.recompute = recompute;
+    settings.attention = attention;
     const Plan plan = baselinePlan(g, mesh, strategy, settings);
     const CostModel model(g, c, mesh, plan.settings);
     return evaluate(model, plan)->memory.activations;

@@ -23,7 +23,8 @@ struct ActivationFormulaCheck {
 
 /// Activation bytes per device of the gpt builder at Table 2's sizes with `layers` layers, one
 /// sequence per device: over data=8 for `dp`, model=8 for the Megatron strategies.
-double table2ActivationBytes(int layers, bool dropout, const std::string& strategy, Recompute recompute);
+double table2ActivationBytes(int layers, bool dropout, const std::string& strategy, Recompute recompute,
+                             AttentionKernel attention = AttentionKernel::Unfused);
 
 /// Every setting of Table 2 with and without dropout; a layer's bytes are the difference between
 /// the models of 3 and 2 layers, so embedding, head and the recomputed layer's working set cancel.

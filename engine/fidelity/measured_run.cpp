@@ -46,6 +46,7 @@ RunPrediction predictRun(const MeasuredRun& run) {
             const Graph g = loadModel(request, m);
             StepSettings settings;
             settings.recompute = run.recompute;
+            settings.attention = run.attention;
             settings.microbatches = m;
             const Plan plan = baselinePlan(g, mesh, run.strategy, settings);
             const CostModel model(g, cluster, mesh, plan.settings);

@@ -27,6 +27,7 @@ struct MeasuredRun {
     std::string mesh;                ///< "data=32,model=8"
     std::string strategy;            ///< a baseline name (baselines.h)
     Recompute recompute = Recompute::None;
+    AttentionKernel attention = AttentionKernel::Unfused; ///< the published runs predate FlashAttention
     int microbatches = 0;            ///< 0: the fewest that fit, as the expert tunes gradient accumulation
     RunMetric metric = RunMetric::StepSeconds;
     double measured = 0;             ///< in the metric's unit

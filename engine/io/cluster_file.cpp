@@ -17,7 +17,7 @@ Cluster parseClusterJson(const std::string& text, const std::string& source) {
     c.name = in.string(doc, "", "name");
     const json& d = in.object(doc, "", "device");
     in.checkKnown(d, "device",
-                  {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "efficiency", "launch_floor_s"});
+                  {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "efficiency", "attention_efficiency", "launch_floor_s"});
     c.device.name = in.string(d, "device", "name");
     const json& peaks = in.object(d, "device", "peak_flops");
     for (auto it = peaks.begin(); it != peaks.end(); ++it) {
@@ -30,6 +30,8 @@ Cluster parseClusterJson(const std::string& text, const std::string& source) {
     c.device.memoryBandwidth = in.number(d, "device", "memory_bandwidth");
     if (d.contains("efficiency"))
         c.device.efficiency = in.number(d, "device", "efficiency");
+    if (d.contains("attention_efficiency"))
+        c.device.attentionEfficiency = in.number(d, "device", "attention_efficiency");
     if (d.contains("launch_floor_s"))
         c.device.launchFloor = in.number(d, "device", "launch_floor_s");
     const json& levels = in.array(doc, "", "levels");
@@ -69,6 +71,7 @@ std::string clusterToJson(const Cluster& c) {
                {"memory_bytes", c.device.memoryBytes},
                {"memory_bandwidth", c.device.memoryBandwidth},
                {"efficiency", c.device.efficiency},
+               {"attention_efficiency", c.device.attentionEfficiency},
                {"launch_floor_s", c.device.launchFloor}}},
              {"levels", levels}};
     return doc.dump(2) + "\n";

@@ -66,7 +66,7 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
     }
     if (doc.contains("settings")) {
         const json& s = in.object(doc, "", "settings");
-        in.checkKnown(s, "settings", {"microbatches", "recompute", "optimizer", "zero_stage", "zero_axes"});
+        in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "optimizer", "zero_stage", "zero_axes"});
         if (s.contains("microbatches")) {
             const long long m = in.integer(s, "settings", "microbatches");
             if (m < 1 || m > 1000000)
@@ -78,6 +78,12 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
             if (!r)
                 in.fail("settings.recompute", "must be none, selective or full");
             plan.settings.recompute = *r;
+        }
+        if (s.contains("attention")) {
+            const auto a = parseAttention(in.string(s, "settings", "attention"));
+            if (!a)
+                in.fail("settings.attention", "must be fused or unfused");
+            plan.settings.attention = *a;
         }
         if (s.contains("optimizer")) {
             const auto o = parseOptimizer(in.string(s, "settings", "optimizer"));
@@ -167,6 +173,7 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
 std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation) {
     json settings{{"microbatches", plan.settings.microbatches},
                   {"recompute", std::string(recomputeName(plan.settings.recompute))},
+                  {"attention", std::string(attentionName(plan.settings.attention))},
                   {"optimizer", std::string(optimizerName(plan.settings.optimizer))},
                   {"zero_stage", plan.settings.zeroStage}};
     json zeroAxes = json::array();

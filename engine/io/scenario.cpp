@@ -40,6 +40,8 @@ Scenario loadScenario(const ScenarioRequest& request) {
                              s.plan.mesh.toString() + ")");
         if (request.recompute && *request.recompute != s.plan.settings.recompute)
             throw InputError("--recompute contradicts the settings of " + request.strategy);
+        if (request.attention && *request.attention != s.plan.settings.attention)
+            throw InputError("--attention contradicts the settings of " + request.strategy);
         if (request.optimizer && *request.optimizer != s.plan.settings.optimizer)
             throw InputError("--optimizer contradicts the settings of " + request.strategy);
         if (request.zeroStage && *request.zeroStage != s.plan.settings.zeroStage)
@@ -50,6 +52,7 @@ Scenario loadScenario(const ScenarioRequest& request) {
         settings.microbatches = request.microbatches.value_or(1);
         settings.recompute = request.recompute.value_or(Recompute::None);
         settings.optimizer = request.optimizer.value_or(OptimizerKind::Adam);
+        settings.attention = request.attention.value_or(AttentionKernel::Fused);
         s.graph = loadModel(request.model, settings.microbatches);
         const Mesh mesh = request.mesh.empty() ? Mesh{{MeshAxis{"data", s.cluster.deviceCount()}}}
                                                : Mesh::parse(request.mesh);

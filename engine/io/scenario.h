@@ -21,6 +21,7 @@ struct ScenarioRequest {
     std::string strategy = "dp";          ///< baseline spec or *.plan.json
     std::optional<int> microbatches;
     std::optional<Recompute> recompute;
+    std::optional<AttentionKernel> attention;
     std::optional<OptimizerKind> optimizer;
     std::optional<int> zeroStage;         ///< 0-3; with a baseline, the same as naming it "+zeroN"
 };

@@ -307,6 +307,26 @@ private slots:
         QVERIFY(bad.err.contains("only search chooses"));
         QFile::remove(path);
     }
+    void attentionKernelIsAStepSetting() {
+        // Fused by default; unfused keeps the s x s scores (gpt: 16 heads x 1024^2 per sequence) and
+        // runs slower; a name that is neither is refused.
+        const QStringList base{QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("gpt"),
+                               QStringLiteral("--cluster"), QStringLiteral("dgx-a100"), QStringLiteral("--json")};
+        const Run fused = cli(base);
+        const Run unfused = cli(base + QStringList{QStringLiteral("--attention"), QStringLiteral("unfused")});
+        QCOMPARE(fused.exitCode, 0);
+        QCOMPARE(unfused.exitCode, 0);
+        const QJsonObject f = QJsonDocument::fromJson(fused.out).object();
+        const QJsonObject u = QJsonDocument::fromJson(unfused.out).object();
+        auto activations = [](const QJsonObject& o) {
+            return o[QStringLiteral("memory_breakdown")].toObject()[QStringLiteral("activations")].toDouble();
+        };
+        QVERIFY(activations(u) > activations(f));
+        QVERIFY(u[QStringLiteral("step_time_s")].toDouble() > f[QStringLiteral("step_time_s")].toDouble());
+        const Run bad = cli(base + QStringList{QStringLiteral("--attention"), QStringLiteral("flash")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--attention flash: expected fused or unfused"), bad.err.constData());
+    }
     void fidelityTableNamesEverySource() {
         // bench --fidelity: the six published runs and the fourteen Table 2 settings, each with its
         // source and predicted / published.

@@ -197,19 +197,46 @@ private slots:
         QVERIFY(s.eval->peakMemory < s.cluster.device.memoryBytes);
     }
     void recomputationTradesComputeForMemory() {
-        Setup none("gpt", {"layers=8"}, 1, "data=8", "dp");
-        StepSettings full;
+        // Unfused attention, whose s x s tensors selective recomputation drops.
+        StepSettings unfused;
+        unfused.attention = AttentionKernel::Unfused;
+        Setup none("gpt", {"layers=8"}, 1, "data=8", "dp", unfused);
+        StepSettings full = unfused;
         full.recompute = Recompute::Full;
         Setup rec("gpt", {"layers=8"}, 1, "data=8", "dp", full);
         // Per layer none keeps ~34sbh + 5as^2b, full one 2sbh checkpoint, plus the working set of one
         // recomputed layer; the embedding and head keep theirs under both.
         QVERIFY(rec.eval->memory.activations < none.eval->memory.activations / 3);
         QVERIFY(rec.eval->computeTime > none.eval->computeTime);
-        StepSettings selective;
+        StepSettings selective = unfused;
         selective.recompute = Recompute::Selective;
         Setup sel("gpt", {"layers=8"}, 1, "data=8", "dp", selective);
         QVERIFY(sel.eval->memory.activations < none.eval->memory.activations);
         QVERIFY(sel.eval->memory.activations > rec.eval->memory.activations);
+    }
+    void fusedAttentionRunsAtItsEfficiencyAndRecomputesTheScores() {
+        // FlashAttention-2 (Dao 2023): the core's two contractions, QK^T and PV of 2 b s^2 h FLOPs each,
+        // run at the attention efficiency with no HBM traffic; the backward is 2.5x the forward: dX
+        // and dW of both (4x one) plus the scores' recomputation (1x one). gpt: b 1 per device, s 1024,
+        // h 1024.
+        Setup s("gpt", {}, 1, "data=8", "dp");
+        const DeviceSpec& d = s.cluster.device;
+        const double one = 2.0 * 1 * 1024 * 1024 * 1024 / (d.peakFor(DType::BF16) * d.attentionEfficiency);
+        double forward = 0, again = 0;
+        int contractions = 0;
+        for (const Op& op : s.graph.ops()) {
+            const OpId id = *s.graph.findOp(op.name);
+            if (!op.attentionCore || op.block.rfind("layers.0", 0) != 0 ||
+                opKindTraits(op.kind).category != OpCategory::Contraction)
+                continue;
+            const OpCost c = s.model->opCost(id, s.plan.strategies[id.index()]);
+            QCOMPARE(c.forward, one);
+            forward += c.forward;
+            again += c.backward + c.recompute;
+            ++contractions;
+        }
+        QCOMPARE(contractions, 2);
+        QCOMPARE(again, 2.5 * forward);
     }
     void microbatchesRepeatForwardAndBackwardOnly() {
         // Twice the micro-batches of half the size: same gradient-sync time, same FLOPs per step.
@@ -228,7 +255,7 @@ private slots:
         QCOMPARE(acc.eval->flopsPerStep, 2 * one.eval->flopsPerStep);
     }
     void costsOpAsHoldsExactlyWhereEveryStrategyCostsTheSame() {
-        // Every pair of ZeRO stage x recomputation settings on one mesh, every op, every valid
+        // Every pair of ZeRO stage x recomputation x attention kernel settings on one mesh, every op, every valid
         // strategy: where costsOpAs() says the op costs the same, opCost agrees field by field; where
         // it says not, some strategy's cost differs (so the search shares all it can).
         const Graph g = loadModel(ModelRequest{"gpt", {"layers=2"}, std::nullopt}, 2);
@@ -236,14 +263,16 @@ private slots:
         const Mesh mesh = Mesh::parse("data=4,model=2");
         std::vector<std::unique_ptr<CostModel>> models;
         for (int z : {0, 1, 3})
-            for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
-                StepSettings s;
-                s.microbatches = 2;
-                s.zeroStage = z;
-                s.zeroAxes = z > 0 ? axisBit(AxisId(0)) : 0;
-                s.recompute = r;
-                models.push_back(std::make_unique<CostModel>(g, c, mesh, s));
-            }
+            for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
+                for (AttentionKernel a : {AttentionKernel::Fused, AttentionKernel::Unfused}) {
+                    StepSettings s;
+                    s.microbatches = 2;
+                    s.zeroStage = z;
+                    s.zeroAxes = z > 0 ? axisBit(AxisId(0)) : 0;
+                    s.recompute = r;
+                    s.attention = a;
+                    models.push_back(std::make_unique<CostModel>(g, c, mesh, s));
+                }
         auto same = [](const OpCost& x, const OpCost& y) {
             return x.forward == y.forward && x.backward == y.backward && x.recompute == y.recompute &&
                    x.optimizer == y.optimizer && x.commTime() == y.commTime() && x.memory.sum() == y.memory.sum() &&

@@ -42,6 +42,19 @@ private slots:
                  qPrintable(QStringLiteral("full %1 GB, expected %2 GB").arg(full / 1e9).arg(expected / 1e9)));
         QVERIFY(outside > 0);
     }
+    void fusedAttentionKeepsWhatSelectiveRecomputationKeeps() {
+        // The fused kernel keeps Q, K, V and its output, no s x s tensor and no attention dropout mask:
+        // per layer Korthikanti's selective figures, with dropout sbh(34) without parallelism,
+        // sbh(10 + 24/t) with TP, 34sbh/t with TP + SP (s 2048, h 4096, t 8, b 1).
+        const double sbh = 2048.0 * 4096, t = 8;
+        auto perLayer = [](const std::string& strategy) {
+            return table2ActivationBytes(3, true, strategy, Recompute::None, AttentionKernel::Fused) -
+                   table2ActivationBytes(2, true, strategy, Recompute::None, AttentionKernel::Fused);
+        };
+        QCOMPARE(perLayer("dp"), 34 * sbh);
+        QCOMPARE(perLayer("megatron"), sbh * (10 + 24 / t));
+        QCOMPARE(perLayer("megatron-sp"), 34 * sbh / t);
+    }
     void publishedRunsWithinTenPercent() {
         for (const MeasuredRun& r : publishedRuns()) {
             const RunPrediction p = predictRun(r);

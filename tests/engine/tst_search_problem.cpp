@@ -28,10 +28,11 @@ Graph smallGpt() {
     return buildModel("gpt", p, 2, "gpt");
 }
 
-StepSettings settings(Recompute r) {
+StepSettings settings(Recompute r, AttentionKernel a = AttentionKernel::Fused) {
     StepSettings s;
     s.microbatches = 2;
     s.recompute = r;
+    s.attention = a;
     return s;
 }
 
@@ -181,8 +182,10 @@ private slots:
         const Graph g = smallGpt();
         const Cluster c = clusterPreset("dgx-a100", 1);
         const Mesh mesh = Mesh::parse("data=4,model=2");
-        const CostModel none(g, c, mesh, settings(Recompute::None));
-        const CostModel full(g, c, mesh, settings(Recompute::Full));
+        // Unfused, so that nothing is recomputed without recomputation (the fused attention kernel
+        // recomputes its scores).
+        const CostModel none(g, c, mesh, settings(Recompute::None, AttentionKernel::Unfused));
+        const CostModel full(g, c, mesh, settings(Recompute::Full, AttentionKernel::Unfused));
         const OpStrategy replicated = OpStrategy::replicated(mesh.rank());
         int checked = 0;
         int regathered = 0;

@@ -46,6 +46,12 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     recompute_->setObjectName(QStringLiteral("recompute"));
     recompute_->addItems({tr("auto"), QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
     recompute_->setToolTip(tr("Activation recomputation; auto lets the search choose"));
+    attention_ = new QComboBox(this);
+    attention_->setObjectName(QStringLiteral("attention"));
+    attention_->addItem(QStringLiteral("fused"), static_cast<int>(AttentionKernel::Fused));
+    attention_->addItem(QStringLiteral("unfused"), static_cast<int>(AttentionKernel::Unfused));
+    attention_->setToolTip(tr("fused: one FlashAttention kernel, no s x s tensors kept; unfused: matmul, softmax, "
+                              "dropout and matmul as separate kernels"));
     zero_ = new QComboBox(this);
     zero_->setObjectName(QStringLiteral("zero"));
     zero_->addItem(tr("auto"), -1);
@@ -76,6 +82,8 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     addWidget(microbatches_);
     addWidget(caption(tr("Recompute"), this));
     addWidget(recompute_);
+    addWidget(caption(tr("Attention"), this));
+    addWidget(attention_);
     addWidget(caption(tr("ZeRO"), this));
     addWidget(zero_);
     addSeparator();
@@ -83,7 +91,7 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     addWidget(cancel_);
     addWidget(progress_);
 
-    for (QComboBox* c : {algorithm_, recompute_, zero_})
+    for (QComboBox* c : {algorithm_, recompute_, attention_, zero_})
         connect(c, &QComboBox::currentIndexChanged, this, &SearchBar::push);
     connect(mesh_, &QComboBox::currentTextChanged, this, &SearchBar::push);
     for (QSpinBox* s : {batch_, microbatches_})
@@ -135,6 +143,7 @@ std::variant<SearchSettings, QString> SearchBar::settings() const {
         s.recompute = static_cast<Recompute>(recompute_->currentIndex() - 1);
     if (zero_->currentData().toInt() >= 0)
         s.zeroStage = zero_->currentData().toInt();
+    s.attention = static_cast<AttentionKernel>(attention_->currentData().toInt());
     return s;
 }
 
@@ -150,6 +159,7 @@ void SearchBar::setSettings(const SearchSettings& s) {
     microbatches_->setValue(s.microbatches.value_or(0));
     recompute_->setCurrentIndex(s.recompute ? static_cast<int>(*s.recompute) + 1 : 0);
     zero_->setCurrentIndex(zero_->findData(s.zeroStage.value_or(-1)));
+    attention_->setCurrentIndex(attention_->findData(static_cast<int>(s.attention)));
     updating_ = false;
 }
 

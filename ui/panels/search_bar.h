@@ -36,6 +36,7 @@ private:
     QSpinBox* batch_ = nullptr;
     QSpinBox* microbatches_ = nullptr;
     QComboBox* recompute_ = nullptr;
+    QComboBox* attention_ = nullptr;
     QComboBox* zero_ = nullptr;
     QPushButton* run_ = nullptr;
     QPushButton* cancel_ = nullptr;

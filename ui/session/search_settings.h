@@ -17,6 +17,7 @@ struct SearchSettings {
     std::optional<int> microbatches;             ///< nullopt: auto, the search chooses
     std::optional<Recompute> recompute;          ///< nullopt: auto
     std::optional<int> zeroStage;                ///< nullopt: auto; else 0-3 over the data axis
+    AttentionKernel attention = AttentionKernel::Fused; ///< a fixed setting, never searched
 
     bool operator==(const SearchSettings&) const = default;
 };

@@ -126,6 +126,7 @@ void Session::openModel(const ModelRequest& model) {
     StepSettings settings;
     settings.microbatches = settings_.microbatches.value_or(1);
     settings.recompute = settings_.recompute.value_or(Recompute::None);
+    settings.attention = settings_.attention;
     jobs_.start<PlanState>(
         tr("Loading %1").arg(q(model.spec)),
         [model, clusterSpec, nodes, mesh, settings](const JobContext&) {
@@ -257,6 +258,7 @@ void Session::runTactics() {
     step.zeroStage = 0;
     step.zeroAxes = 0;
     step.recompute = settings_.recompute.value_or(current.plan.settings.recompute);
+    step.attention = settings_.attention;
     const std::vector<Tactic> tactics = tactics_;
     const SimOptions sim = simOptions_;
     const int threads = searchThreads_;
@@ -390,6 +392,7 @@ void Session::runSearch(bool aroundLocks) {
     step.microbatches = settings.microbatches.value_or(current.problem->microbatches);
     step.recompute = settings.recompute.value_or(Recompute::None);
     step.optimizer = current.plan.settings.optimizer;
+    step.attention = settings.attention;
     step.zeroStage = settings.zeroStage.value_or(0);
     const OpenSettings open{!settings.zeroStage, !settings.recompute, !settings.microbatches};
     const std::optional<int> batch = settings.batch > 0 ? std::optional<int>(settings.batch) : std::nullopt;
