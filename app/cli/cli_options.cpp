@@ -44,6 +44,8 @@ std::string usageText() {
            "                                                   why this op is split as it is\n"
            "  shardscope-cli simulate ... --strategy NAME|PLAN.json [--overlap on|off] [--bucket-mb N]\n"
            "                 [--trace out.json] [--events out.json] [--devices all|0-7,64] [--json]\n"
+           "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--out C2.cluster.json] [--json]\n"
+           "                 fit the cluster's efficiencies to measured step times (least squares)\n"
            "  shardscope-cli bench [--quick] [--suite all|speed|quality|fidelity] [--fidelity] [--json]\n"
            "                 search speed and plan quality (medians of several runs, one thread)\n"
            "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
@@ -60,8 +62,9 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         return o;
     }
     if (o.command != "models" && o.command != "clusters" && o.command != "evaluate" && o.command != "search" &&
-        o.command != "bench" && o.command != "simulate" && o.command != "explain")
-        throw InputError("unknown command '" + o.command + "' (models, clusters, evaluate, search, simulate, explain, bench)");
+        o.command != "bench" && o.command != "simulate" && o.command != "explain" && o.command != "calibrate")
+        throw InputError("unknown command '" + o.command +
+                         "' (models, clusters, evaluate, search, simulate, explain, bench, calibrate)");
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -126,7 +129,11 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.scenario.optimizer = parseOptimizer(v);
             if (!o.scenario.optimizer)
                 throw InputError("--optimizer " + v + ": expected adam or sgd");
-        } else if (a == "--plan-out")
+        } else if (a == "--measurements" && o.command == "calibrate")
+            o.measurements = value();
+        else if (a == "--out" && o.command == "calibrate")
+            o.out = value();
+        else if (a == "--plan-out")
             o.planOut = value();
         else if (a == "--algo" && o.command == "search")
             o.algorithm = value();
@@ -169,6 +176,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         if (o.scenario.cluster.empty())
             throw InputError(o.command + ": --cluster is required");
     }
+    if (o.command == "calibrate" && (o.scenario.cluster.empty() || o.measurements.empty()))
+        throw InputError("calibrate: --cluster C and --measurements M.json are required");
     if (o.command == "search") {
         o.meshAuto = o.scenario.mesh.empty() || o.scenario.mesh == "auto";
         if (o.meshAuto)

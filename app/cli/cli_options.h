@@ -29,6 +29,8 @@ struct CliOptions {
     std::string devices;         ///< simulate: --devices all|0-7,64 (default: node 0 and one per class)
     std::string tacticsPath;     ///< search: --tactics FILE.tactics.json
     std::string explainOp;       ///< explain: --op NAME
+    std::string measurements;    ///< calibrate: --measurements M.json
+    std::string out;             ///< calibrate: --out C2.cluster.json
 };
 
 /// Parses `args` (without the program name). Throws InputError naming the bad option.

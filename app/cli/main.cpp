@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
             return cli::runBench(options, std::cout);
         if (options.command == "search")
             return options.tacticsPath.empty() ? cli::runSearch(options, std::cout) : cli::runTacticSearch(options, std::cout);
+        if (options.command == "calibrate")
+            return cli::runCalibrate(options, std::cout);
         if (options.command == "explain")
             return cli::runExplain(options, std::cout);
         return cli::runEvaluate(options, std::cout);

@@ -32,9 +32,19 @@ std::vector<int> microbatchCounts(int fixed, int perReplica) {
 } // namespace
 
 RunPrediction predictRun(const MeasuredRun& run) {
+    Cluster cluster;
+    try {
+        cluster = loadCluster(run.cluster, std::nullopt);
+    } catch (const InputError& e) {
+        throw InputError("run '" + run.name + "': " + e.what());
+    }
+    return predictRun(run, cluster);
+}
+
+RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
     try {
         const ModelRequest request{run.model, run.sets, run.batch};
-        const Cluster cluster = loadCluster(run.cluster, run.nodes);
+        const Cluster cluster = withNodes(base, run.nodes);
         const Mesh mesh = Mesh::parse(run.mesh);
         const auto data = mesh.find("data");
         const int replicas = data ? mesh.size(*data) : 1;

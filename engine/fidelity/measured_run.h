@@ -3,6 +3,7 @@
 // the model, the cluster, the expert's plan and settings, and the step time (or throughput) measured.
 // The fidelity table (published_runs.h) and calibration compare predictions with these figures.
 
+#include "engine/cluster/cluster.h"
 #include "engine/cost/step_settings.h"
 
 #include <string>
@@ -46,5 +47,7 @@ struct RunPrediction {
 /// Evaluates the run's plan; throws InputError naming the run when its model, cluster, mesh or strategy
 /// is unknown or does not apply.
 RunPrediction predictRun(const MeasuredRun& run);
+/// The same on `cluster` (resized to the run's nodes) instead of the run's own cluster.
+RunPrediction predictRun(const MeasuredRun& run, const Cluster& cluster);
 
 } // namespace shardscope

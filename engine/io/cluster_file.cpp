@@ -77,6 +77,15 @@ std::string clusterToJson(const Cluster& c) {
     return doc.dump(2) + "\n";
 }
 
+Cluster withNodes(Cluster c, int nodes) {
+    if (nodes < 1)
+        throw InputError("--nodes: must be at least 1, got " + std::to_string(nodes));
+    if (c.levels.size() < 2)
+        c.levels.push_back(LinkLevel{"cluster", 1, c.levels.front().bandwidth, c.levels.front().latency});
+    c.levels[1].size = nodes;
+    return c;
+}
+
 Cluster loadCluster(const std::string& spec, std::optional<int> nodes) {
     if (spec.empty())
         throw InputError("--cluster: missing (a preset name or a *.cluster.json file)");
@@ -84,14 +93,7 @@ Cluster loadCluster(const std::string& spec, std::optional<int> nodes) {
     if (!isFile)
         return clusterPreset(spec, nodes.value_or(1));
     Cluster c = parseClusterJson(readTextFile(spec), spec);
-    if (nodes) {
-        if (*nodes < 1)
-            throw InputError("--nodes: must be at least 1, got " + std::to_string(*nodes));
-        if (c.levels.size() < 2)
-            c.levels.push_back(LinkLevel{"cluster", 1, c.levels.front().bandwidth, c.levels.front().latency});
-        c.levels[1].size = *nodes;
-    }
-    return c;
+    return nodes ? withNodes(std::move(c), *nodes) : c;
 }
 
 } // namespace shardscope

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <cmath>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -326,6 +327,38 @@ private slots:
         const Run bad = cli(base + QStringList{QStringLiteral("--attention"), QStringLiteral("flash")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains("--attention flash: expected fused or unfused"), bad.err.constData());
+    }
+    void calibrateWritesAClusterThatPredictsTheRuns() {
+        // The sample measurements (Narayanan 2021 Table 1 rows 1-4 and Korthikanti 2022's 22B times
+        // as step times): the fitted cluster is written, loads again, and predicts every run closer
+        // overall than the preset did.
+        const QString sample = QStringLiteral(SHARDSCOPE_SOURCE_DIR "/samples/measurements/megatron-a100.measurements.json");
+        const QString out = QDir::temp().filePath(QStringLiteral("shardscope-tst-fitted.cluster.json"));
+        QFile::remove(out);
+        const Run fit = cli({QStringLiteral("calibrate"), QStringLiteral("--cluster"), QStringLiteral("dgx-a100"),
+                             QStringLiteral("--measurements"), sample, QStringLiteral("--out"), out,
+                             QStringLiteral("--json")});
+        QCOMPARE(fit.exitCode, 0);
+        const QJsonObject doc = QJsonDocument::fromJson(fit.out).object();
+        double before = 0, after = 0;
+        for (const QJsonValue& v : doc[QStringLiteral("runs")].toArray()) {
+            const QJsonObject r = v.toObject();
+            const double m = r[QStringLiteral("measured_s")].toDouble();
+            before += std::pow(std::log(r[QStringLiteral("predicted_before_s")].toDouble() / m), 2);
+            after += std::pow(std::log(r[QStringLiteral("predicted_after_s")].toDouble() / m), 2);
+        }
+        QVERIFY2(after < before, qPrintable(QStringLiteral("%1 >= %2").arg(after).arg(before)));
+        const Run again = cli({QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("gpt"),
+                               QStringLiteral("--cluster"), out, QStringLiteral("--nodes"), QStringLiteral("2")});
+        QCOMPARE(again.exitCode, 0);
+        QFile::remove(out);
+        const Run missing = cli({QStringLiteral("calibrate"), QStringLiteral("--cluster"), QStringLiteral("dgx-a100")});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY(missing.err.contains("--measurements"));
+        const Run bad = cli({QStringLiteral("calibrate"), QStringLiteral("--cluster"), QStringLiteral("dgx-a100"),
+                             QStringLiteral("--measurements"), QStringLiteral(SHARDSCOPE_SOURCE_DIR "/README.md")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("README.md"), bad.err.constData());
     }
     void fidelityTableNamesEverySource() {
         // bench --fidelity: the six published runs and the fourteen Table 2 settings, each with its

@@ -1,0 +1,128 @@
+#include "engine/fidelity/calibration.h"
+
+#include "engine/util/error.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace shardscope {
+
+namespace {
+
+/// A fitted quantity of a cluster: where it lives and its upper bound.
+struct Knob {
+    std::string name;
+    std::function<double&(Cluster&)> at;
+    double max = 1e300;
+};
+
+std::vector<Knob> knobs(const Cluster& c) {
+    std::vector<Knob> k{{"device.efficiency", [](Cluster& x) -> double& { return x.device.efficiency; }, 1.0},
+                        {"device.attention_efficiency",
+                         [](Cluster& x) -> double& { return x.device.attentionEfficiency; }, 1.0},
+                        {"device.memory_bandwidth", [](Cluster& x) -> double& { return x.device.memoryBandwidth; }}};
+    for (std::size_t i = 0; i < c.levels.size(); ++i) {
+        const std::string level = "levels[" + std::to_string(i) + "]";
+        k.push_back({level + ".bandwidth", [i](Cluster& x) -> double& { return x.levels[i].bandwidth; }});
+        k.push_back({level + ".latency", [i](Cluster& x) -> double& { return x.levels[i].latency; }});
+    }
+    return k;
+}
+
+/// The cluster with parameters exp(logs).
+Cluster apply(Cluster c, const std::vector<Knob>& k, const Eigen::VectorXd& logs) {
+    for (std::size_t i = 0; i < k.size(); ++i)
+        k[i].at(c) = std::min(std::exp(logs[Eigen::Index(i)]), k[i].max);
+    return c;
+}
+
+std::vector<double> stepTimes(const Cluster& c, const std::vector<MeasuredRun>& runs) {
+    std::vector<double> t;
+    for (const MeasuredRun& r : runs)
+        t.push_back(predictRun(r, c).stepTime);
+    return t;
+}
+
+constexpr double kMeasurementSigma = 0.02; ///< repeated runs' step times agree within about 2%
+constexpr double kPriorSigma = 0.5;        ///< a parameter moves by a factor of e^0.5 = 1.65 at one sigma
+
+/// The weighted residuals: per run log(predicted / measured) / kMeasurementSigma, then per parameter
+/// its log-distance from the start / kPriorSigma (a prior at the start cluster, so that parameters
+/// the runs cannot tell apart stay near their starting values instead of wandering off).
+Eigen::VectorXd residuals(const std::vector<double>& predicted, const std::vector<MeasuredRun>& runs,
+                          const Eigen::VectorXd& logs, const Eigen::VectorXd& start) {
+    const Eigen::Index n = Eigen::Index(runs.size());
+    Eigen::VectorXd r(n + logs.size());
+    for (Eigen::Index i = 0; i < n; ++i)
+        r[i] = std::log(predicted[std::size_t(i)] / runs[std::size_t(i)].measured) / kMeasurementSigma;
+    r.tail(logs.size()) = (logs - start) / kPriorSigma;
+    return r;
+}
+
+} // namespace
+
+Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs) {
+    for (const MeasuredRun& r : runs)
+        if (r.metric != RunMetric::StepSeconds)
+            throw InputError("run '" + r.name + "': calibration fits step times in seconds");
+    Cluster base = start;
+    const std::vector<Knob> k = knobs(base);
+    const Eigen::Index n = Eigen::Index(k.size());
+    Eigen::VectorXd logs(n);
+    for (Eigen::Index i = 0; i < n; ++i)
+        logs[i] = std::log(std::max(k[std::size_t(i)].at(base), 1e-9)); // a zero latency starts at 1 ns
+
+    Calibration out;
+    out.before = stepTimes(start, runs);
+    const Eigen::VectorXd start0 = logs;
+    auto residualsAt = [&](const Eigen::VectorXd& at) {
+        return residuals(stepTimes(apply(base, k, at), runs), runs, at, start0);
+    };
+    Eigen::VectorXd r = residualsAt(logs);
+    double cost = r.squaredNorm();
+    double mu = 1e-3;
+    const double h = 1e-4; // finite-difference step on log scale
+    for (int it = 0; it < 60 && cost > 1e-20; ++it) {
+        Eigen::MatrixXd J(r.size(), n);
+        for (Eigen::Index j = 0; j < n; ++j) {
+            Eigen::VectorXd moved = logs;
+            moved[j] += h;
+            J.col(j) = (residualsAt(moved) - r) / h;
+        }
+        const Eigen::MatrixXd JtJ = J.transpose() * J;
+        const Eigen::VectorXd g = J.transpose() * r;
+        bool improved = false;
+        while (mu < 1e12) {
+            Eigen::MatrixXd A = JtJ;
+            for (Eigen::Index j = 0; j < n; ++j)
+                A(j, j) += mu * (JtJ(j, j) + 1e-12);
+            Eigen::VectorXd next = logs - A.ldlt().solve(g);
+            for (Eigen::Index j = 0; j < n; ++j)
+                next[j] = std::min(next[j], std::log(k[std::size_t(j)].max));
+            const Eigen::VectorXd rn = residualsAt(next);
+            if (rn.squaredNorm() < cost) {
+                const double gain = cost - rn.squaredNorm();
+                logs = next;
+                r = rn;
+                cost = rn.squaredNorm();
+                mu = std::max(mu / 3, 1e-9);
+                improved = gain > 1e-14 * (1 + cost);
+                break;
+            }
+            mu *= 4;
+        }
+        out.iterations = it + 1;
+        if (!improved)
+            break;
+    }
+    out.cluster = apply(base, k, logs);
+    for (std::size_t i = 0; i < k.size(); ++i)
+        out.parameters.push_back({k[i].name, k[i].at(base), k[i].at(out.cluster)});
+    out.after = stepTimes(out.cluster, runs);
+    return out;
+}
+
+} // namespace shardscope

@@ -1,0 +1,41 @@
+#pragma once
+// Fitting a cluster's efficiencies to measured runs (`shardscope-cli calibrate`): the device's GEMM
+// efficiency, its fused-attention efficiency, its achieved memory bandwidth (memory-bound ops), and
+// each link level's bandwidth and latency, by least squares on log(predicted / measured) step
+// times (Levenberg-Marquardt over the logarithms of the parameters, so they stay positive;
+// efficiencies are capped at 1), with a Gaussian prior at the start cluster: runs weigh as measured
+// to 2%, parameters as known to a factor of e^0.5. A parameter the runs cannot pin down stays near its
+// start; one no run depends on keeps it.
+//
+// Example: three gpt runs measured 10% slower than predicted on a node whose GEMMs dominate: the fit
+// lowers the GEMM efficiency by about a tenth and leaves the inter-node level as it was.
+
+#include "engine/cluster/cluster.h"
+#include "engine/fidelity/measured_run.h"
+
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+/// One fitted quantity.
+struct CalibratedParameter {
+    std::string name;   ///< "device.efficiency", "levels[1].bandwidth", ...
+    double initial = 0;
+    double fitted = 0;
+};
+
+/// The fit and how each run's prediction moved.
+struct Calibration {
+    Cluster cluster;                          ///< the start cluster with the fitted values
+    std::vector<CalibratedParameter> parameters;
+    std::vector<double> before;               ///< predicted step time per run, start cluster
+    std::vector<double> after;                ///< predicted step time per run, fitted cluster
+    int iterations = 0;
+};
+
+/// Fits `start` to the runs' measured step times (RunMetric::StepSeconds). Throws InputError naming
+/// a run that cannot be predicted.
+Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs);
+
+} // namespace shardscope
