@@ -32,7 +32,7 @@ std::string usageText() {
            "                 [--mesh data=16,model=8] [--strategy dp|megatron|megatron-sp|zero1|zero2|zero3|fsdp|"
            "A+B|PLAN.json]\n"
            "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
-           "                 [--attention fused|unfused]\n"
+           "                 [--attention fused|unfused] [--overlap on|off] [--tp-overlap on|off]\n"
            "                 [--optimizer adam|sgd] [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
            "                 [--zero auto|0-3] [--recompute auto|none|selective|full] [--microbatches auto|M]\n"
@@ -42,7 +42,7 @@ std::string usageText() {
            "                 [--plan-out PLAN.json] [--json]        build the plan tactic by tactic (PartIR)\n"
            "  shardscope-cli explain --model ... --cluster ... --plan PLAN.json --op NAME [--json]\n"
            "                                                   why this op is split as it is\n"
-           "  shardscope-cli simulate ... --strategy NAME|PLAN.json [--overlap on|off] [--bucket-mb N]\n"
+           "  shardscope-cli simulate ... --strategy NAME|PLAN.json [--bucket-mb N]\n"
            "                 [--trace out.json] [--events out.json] [--devices all|0-7,64] [--json]\n"
            "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--out C2.cluster.json] [--json]\n"
            "                 fit the cluster's efficiencies to measured step times (least squares)\n"
@@ -139,11 +139,11 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.algorithm = value();
         else if (a == "--lock" && o.command == "search")
             o.lockPlan = value();
-        else if (a == "--overlap" && o.command == "simulate") {
+        else if (a == "--overlap" || a == "--tp-overlap") {
             const std::string& v = value();
             if (v != "on" && v != "off")
-                throw InputError("--overlap " + v + ": expected on or off");
-            o.overlap = v == "on";
+                throw InputError(a + " " + v + ": expected on or off");
+            (a == "--overlap" ? o.scenario.overlap : o.scenario.tpOverlap) = v == "on";
         } else if (a == "--bucket-mb" && o.command == "simulate")
             o.bucketMb = positiveInt(a, value());
         else if (a == "--trace" && o.command == "simulate")

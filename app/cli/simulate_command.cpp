@@ -15,7 +15,7 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
     const Scenario s = loadScenario(options.scenario);
     const CostModel model(s.graph, s.cluster, s.plan.mesh, s.plan.settings);
     SimOptions sim;
-    sim.overlap = options.overlap;
+    sim.overlap = s.plan.settings.overlap;
     sim.bucketBytes = options.bucketMb * 1e6;
     const int devices = s.plan.mesh.deviceCount();
     // Checked before the simulation, so a bad list fails fast.
@@ -45,7 +45,7 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
                                {"comm_busy_s", line.commBusy}});
         nlohmann::json j{{"model", s.graph.name},
                          {"mesh", s.plan.mesh.toString()},
-                         {"overlap", options.overlap},
+                         {"overlap", s.plan.settings.overlap},
                          {"step_time_s", r->stepTime},
                          {"busy_time_s", {{"compute", r->computeBusy}, {"comm", r->commBusy}}},
                          {"exposed_comm_time_s", r->exposedComm},
@@ -58,7 +58,7 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
         return 0;
     }
     out << "simulated  " << s.graph.name << " on " << s.plan.mesh.toString() << ", overlap "
-        << (options.overlap ? "on" : "off") << "\n";
+        << (s.plan.settings.overlap ? "on" : "off") << "\n";
     out << "step time  " << formatSeconds(r->stepTime) << " (compute busy " << formatSeconds(r->computeBusy)
         << ", communication busy " << formatSeconds(r->commBusy) << ", exposed communication "
         << formatSeconds(r->exposedComm) << ")\n";

@@ -117,7 +117,8 @@ bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
         a.microbatches != b.microbatches)
         return false;
     const Op& op = graph_.op(o);
-    if (a.zeroStage != b.zeroStage || a.zeroAxes != b.zeroAxes || a.optimizer != b.optimizer)
+    if (a.zeroStage != b.zeroStage || a.zeroAxes != b.zeroAxes || a.optimizer != b.optimizer ||
+        a.overlap != b.overlap)
         for (TensorId t : op.inputs)
             if (graph_.tensor(t).role == TensorRole::Parameter && graph_.parameterOwner(t) == o)
                 return false;
@@ -305,7 +306,29 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
             addParameterCosts(o, k, s, cost);
     }
     cost.memory.activations = savedActivationBytes(o, s);
+    hideBehindCompute(cost);
     return cost;
+}
+
+void CostModel::hideBehindCompute(OpCost& cost) const {
+    if (!settings_.overlap)
+        return;
+    // Compute seconds of one micro-batch the background collectives can run behind, used up in order:
+    // they share the one communication stream.
+    const double m = settings_.microbatches;
+    double forward = cost.forward / m;
+    double backward = (cost.backward + cost.recompute) / m;
+    for (CollectiveCost& c : cost.collectives) {
+        double* window = nullptr;
+        if (c.purpose == CommPurpose::GradientSync)
+            window = &backward;
+        else if (c.purpose == CommPurpose::ParameterGather && c.phase != Phase::Step)
+            window = c.phase == Phase::Forward ? &forward : &backward;
+        if (!window)
+            continue;
+        c.hidden = std::min(c.time, *window);
+        *window -= c.hidden;
+    }
 }
 
 CostModel::ProducerEnd CostModel::producerEnd(const Edge& e, const OpStrategy& from) const {

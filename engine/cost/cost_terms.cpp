@@ -26,6 +26,13 @@ double OpCost::commTime() const {
     return t;
 }
 
+double OpCost::exposedCommTime() const {
+    double t = 0;
+    for (const CollectiveCost& c : collectives)
+        t += c.exposedTime();
+    return t;
+}
+
 std::vector<Edge> graphEdges(const Graph& graph) {
     std::vector<Edge> edges;
     for (OpId o : graph.topoOrder()) {
@@ -56,7 +63,7 @@ std::vector<Edge> graphEdges(const Graph& graph) {
 double EdgeCost::time() const {
     double t = 0;
     for (const CollectiveCost& c : collectives)
-        t += c.totalTime();
+        t += c.exposedTime();
     return t;
 }
 

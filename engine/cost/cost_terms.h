@@ -27,6 +27,7 @@ struct CollectiveCost {
     AxisSet axes = 0;
     double bytes = 0;       ///< buffer size as collectives.h defines it
     double time = 0;        ///< seconds per occurrence
+    double hidden = 0;      ///< of those, seconds run behind compute (StepSettings::overlap, tpOverlap)
     double bytesSent = 0;   ///< bytes each device sends per occurrence
     int count = 1;          ///< occurrences per step
     Phase phase = Phase::Forward;
@@ -35,6 +36,8 @@ struct CollectiveCost {
 
     /// Seconds per step.
     double totalTime() const { return time * count; }
+    /// Seconds per step the step waits for: totalTime() less what runs behind compute.
+    double exposedTime() const { return (time - hidden) * count; }
 };
 
 /// Bytes per device held at the turn from forward to backward.
@@ -70,8 +73,10 @@ struct OpCost {
     double computeTime() const { return forward + backward + recompute; }
     /// Communication seconds of the op's own collectives.
     double commTime() const;
+    /// Of commTime(), the seconds not hidden behind compute.
+    double exposedCommTime() const;
     /// Every second the op adds to the step.
-    double totalTime() const { return computeTime() + commTime() + optimizer; }
+    double totalTime() const { return computeTime() + exposedCommTime() + optimizer; }
 };
 
 /// Cost of one edge (resharding between producer and consumer), per step.
@@ -86,7 +91,7 @@ struct ReshardTime {
 struct EdgeCost {
     std::vector<CollectiveCost> collectives;
 
-    /// Seconds per step.
+    /// Seconds per step the step waits for (exposed: tensor-parallel overlap hides some).
     double time() const;
 };
 

@@ -71,16 +71,17 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     for (OpReport& r : e->perOp) {
         for (const CollectiveCost& c : r.collectives) {
             r.commTime += c.totalTime();
+            r.exposedCommTime += c.exposedTime();
             e->commBytesPerDevice += c.bytesSent * c.count;
         }
         e->computeTime += r.computeTime;
         e->commTime += r.commTime;
+        e->exposedCommTime += r.exposedCommTime;
         e->optimizerTime += r.optimizerTime;
         e->memory += r.memory;
         e->buffers = std::max(e->buffers, r.transient);
     }
-    e->exposedCommTime = e->commTime;
-    e->stepTime = e->computeTime + e->commTime + e->optimizerTime;
+    e->stepTime = e->computeTime + e->exposedCommTime + e->optimizerTime;
     e->peakMemory = e->memory.sum() + e->buffers;
     e->feasible = e->peakMemory <= e->memoryCapacity;
     if (!e->feasible)

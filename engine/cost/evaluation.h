@@ -16,6 +16,7 @@ struct OpReport {
     std::string strategy;          ///< "data:b model:f"
     double computeTime = 0;
     double commTime = 0;
+    double exposedCommTime = 0;    ///< of commTime, what is not hidden behind compute
     double optimizerTime = 0;
     std::vector<CollectiveCost> collectives;
     MemoryTerms memory;
@@ -28,7 +29,7 @@ struct EdgeReport {
     OpId to;
     TensorId tensor;
     std::vector<CollectiveCost> collectives;
-    double time = 0;               ///< seconds per step
+    double time = 0;               ///< seconds per step, exposed
     double bytesSent = 0;          ///< bytes each device sends per step
 };
 
@@ -42,7 +43,7 @@ struct Evaluation {
     double stepTime = 0;
     double computeTime = 0;
     double commTime = 0;
-    double exposedCommTime = 0;    ///< no overlap in the analytic model: equals commTime
+    double exposedCommTime = 0;    ///< of commTime, what is not hidden behind compute (StepSettings::overlap)
     double optimizerTime = 0;
     MemoryTerms memory;            ///< bytes per device
     double buffers = 0;            ///< largest transient buffer

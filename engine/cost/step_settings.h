@@ -36,6 +36,13 @@ struct StepSettings {
     int zeroStage = 0;                         ///< 0 none; 1 optimizer state; 2 + gradients; 3 + parameters
     AxisSet zeroAxes = 0;                      ///< axes over which ZeRO shards parameter storage
     AttentionKernel attention = AttentionKernel::Fused; ///< what every current framework runs
+    /// Gradient synchronisation runs in buckets behind the backward (PyTorch DDP and FSDP, Megatron's
+    /// --overlap-grad-reduce) and parameter gathers behind compute (FSDP prefetch, ZeRO-3, Megatron's
+    /// --overlap-param-gather): each collective hides behind its op's own compute (cost_model.h).
+    bool overlap = true;
+    /// Tensor-parallel resharding hides behind the GEMM that produces or consumes it (Megatron-Core's
+    /// --tp-comm-overlap, PyTorch async TP): opt-in in both frameworks.
+    bool tpOverlap = false;
 
     bool operator==(const StepSettings&) const = default;
 };

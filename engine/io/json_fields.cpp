@@ -87,6 +87,13 @@ long long JsonFields::integer(const nlohmann::json& obj, const std::string& path
     return v.get<long long>();
 }
 
+bool JsonFields::boolean(const nlohmann::json& obj, const std::string& path, const char* key) const {
+    const auto& v = field(obj, path, key);
+    if (!v.is_boolean())
+        fail(path.empty() ? key : path + "." + key, "must be true or false");
+    return v.get<bool>();
+}
+
 void JsonFields::fail(const std::string& path, const std::string& what) const {
     if (path.empty())
         throw InputError(source_ + ": " + what);

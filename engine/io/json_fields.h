@@ -30,6 +30,8 @@ public:
     double number(const nlohmann::json& obj, const std::string& path, const char* key) const;
     /// The integer at `obj[key]`; throws when missing or not an integer.
     long long integer(const nlohmann::json& obj, const std::string& path, const char* key) const;
+    /// The boolean at `obj[key]`; throws when missing or not true/false.
+    bool boolean(const nlohmann::json& obj, const std::string& path, const char* key) const;
     /// Throws InputError "FILE: field 'PATH': WHAT".
     [[noreturn]] void fail(const std::string& path, const std::string& what) const;
     /// The source name.

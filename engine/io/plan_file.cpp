@@ -66,7 +66,8 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
     }
     if (doc.contains("settings")) {
         const json& s = in.object(doc, "", "settings");
-        in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "optimizer", "zero_stage", "zero_axes"});
+        in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "overlap", "tp_overlap", "optimizer",
+                                          "zero_stage", "zero_axes"});
         if (s.contains("microbatches")) {
             const long long m = in.integer(s, "settings", "microbatches");
             if (m < 1 || m > 1000000)
@@ -85,6 +86,10 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
                 in.fail("settings.attention", "must be fused or unfused");
             plan.settings.attention = *a;
         }
+        if (s.contains("overlap"))
+            plan.settings.overlap = in.boolean(s, "settings", "overlap");
+        if (s.contains("tp_overlap"))
+            plan.settings.tpOverlap = in.boolean(s, "settings", "tp_overlap");
         if (s.contains("optimizer")) {
             const auto o = parseOptimizer(in.string(s, "settings", "optimizer"));
             if (!o)
@@ -174,6 +179,8 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
     json settings{{"microbatches", plan.settings.microbatches},
                   {"recompute", std::string(recomputeName(plan.settings.recompute))},
                   {"attention", std::string(attentionName(plan.settings.attention))},
+                  {"overlap", plan.settings.overlap},
+                  {"tp_overlap", plan.settings.tpOverlap},
                   {"optimizer", std::string(optimizerName(plan.settings.optimizer))},
                   {"zero_stage", plan.settings.zeroStage}};
     json zeroAxes = json::array();

@@ -66,6 +66,9 @@ Scenario loadScenario(const ScenarioRequest& request) {
             s.plan.settings.zeroAxes = *request.zeroStage > 0 ? axisBit(mesh.find("data").value_or(AxisId(0))) : 0;
         }
     }
+    // Overlap is how the runtime runs the plan, not part of it: the command line's choice wins.
+    s.plan.settings.overlap = request.overlap.value_or(s.plan.settings.overlap);
+    s.plan.settings.tpOverlap = request.tpOverlap.value_or(s.plan.settings.tpOverlap);
     s.plan.mesh.verify(s.cluster.deviceCount(), s.cluster.name);
     if (auto e = s.plan.verify(s.graph); !e.empty())
         throw InputError(e);

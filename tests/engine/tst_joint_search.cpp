@@ -146,8 +146,10 @@ private slots:
         // the largest buffer is 539 KB > 535 KB capacity) and (36.0 us, 268 KB); the constrained
         // optimum (34.0 us, 532 KB) lies inside, so the search answers with ZeRO 2, 1.003x slower. At
         // a quarter the optimum (data=2,model=2, no recomputation, 2 micro-batches) is likewise inside
-        // and the answer 1.0001x slower. The gap above covers both.
-        if (fraction <= 0.5)
+        // and the answer 1.0001x slower. The gap above covers both. (Those figures are without
+        // overlap; with overlap, the default, the half case's optimum is on the hull and found exactly,
+        // the quarter's is still inside.)
+        if (fraction <= 0.25)
             QEXPECT_FAIL("", "memory weight misses a constrained optimum off the convex hull", Continue);
         QVERIFY2(std::abs(r->evaluation->stepTime - oracle.stepTime) <= 1e-9 * oracle.stepTime,
                  QByteArray::number(r->evaluation->stepTime / oracle.stepTime, 'g', 12).prepend(("searched " + r->plan.mesh.toString() + " z" + std::to_string(r->plan.settings.zeroStage) + " r" +

@@ -57,17 +57,33 @@ private slots:
         StepSettings settings;
         settings.microbatches = 2;
         settings.recompute = Recompute::Selective;
+        settings.overlap = false;
         const Graph g = loadModel(ModelRequest{model.toStdString(), {}, std::nullopt}, 2);
         const Cluster c = clusterPreset("dgx-a100", 2);
         const Mesh mesh = Mesh::parse("data=2,model=8");
         const Plan plan = baselinePlan(g, mesh, strategy.toStdString(), settings);
         const CostModel cm(g, c, mesh, plan.settings);
         const auto e = evaluate(cm, plan);
+        StepSettings overlapped = plan.settings;
+        overlapped.overlap = true;
+        const auto eo = evaluate(CostModel(cm, overlapped), plan);
         const auto off = simulate(cm, plan, SimOptions{false, 25e6});
         const auto on = simulate(cm, plan, SimOptions{true, 25e6});
         QVERIFY2(std::abs(off->stepTime - e->stepTime) <= 0.005 * e->stepTime,
                  qPrintable(QStringLiteral("sim %1 analytic %2").arg(off->stepTime).arg(e->stepTime)));
         QVERIFY(on->stepTime <= off->stepTime * (1 + 1e-12));
+        // With overlap on the analytic cost hides each background collective behind its own op's
+        // compute (cost_model.h); the simulator runs buckets and prefetches on one communication
+        // stream. On the published-size transformers they agree within 1% (measured 0.9975-1.0008);
+        // on the CNNs, many small ops, within 15% (0.956-1.133); on the toy presets, where latency
+        // and a few collectives dominate, within 25% (0.84-1.23).
+        const QStringList toys{QStringLiteral("mlp"), QStringLiteral("gpt"), QStringLiteral("llama"),
+                               QStringLiteral("moe"), QStringLiteral("resnet")};
+        const QStringList cnns{QStringLiteral("resnet50"), QStringLiteral("inception-v3")};
+        const double tolerance = toys.contains(model) ? 0.25 : cnns.contains(model) ? 0.15 : 0.01;
+        QVERIFY2(std::abs(eo->stepTime / on->stepTime - 1) <= tolerance,
+                 qPrintable(QStringLiteral("analytic %1 simulated %2").arg(eo->stepTime).arg(on->stepTime)));
+        QVERIFY(eo->stepTime <= e->stepTime * (1 + 1e-12));
         QCOMPARE(off->peakMemory, e->peakMemory);
         QCOMPARE(on->peakMemory, e->peakMemory);
         // Overlap off exposes every collective.
@@ -186,7 +202,9 @@ private slots:
         cluster.levels[0].size = 4;
         const Graph g = loadModel(ModelRequest{"mlp", {"hidden=768", "ffn=3072", "batch=12"}, std::nullopt}, 1);
         const Mesh mesh = Mesh::parse("data=4,model=3");
-        const Plan plan = baselinePlan(g, mesh, "megatron", {});
+        StepSettings noOverlap;
+        noOverlap.overlap = false;
+        const Plan plan = baselinePlan(g, mesh, "megatron", noOverlap);
         const CostModel cm(g, cluster, mesh, plan.settings);
         const auto r = simulate(cm, plan, SimOptions{false, 25e6});
         QCOMPARE(r->classes.size(), std::size_t(2));
