@@ -205,8 +205,9 @@ void MainWindow::updateStatus() {
     }
     const Evaluation& e = *s.evaluation;
     stepLabel_->setText(tr("Step %1").arg(seconds(e.stepTime)));
-    stepLabel_->setToolTip(tr("compute %1 + communication %2 + optimizer %3 (analytic, no overlap)")
-                               .arg(seconds(e.computeTime), seconds(e.commTime), seconds(e.optimizerTime)));
+    stepLabel_->setToolTip(tr("compute %1 + exposed communication %2 (of %3) + optimizer %4 (analytic)")
+                               .arg(seconds(e.computeTime), seconds(e.exposedCommTime), seconds(e.commTime),
+                                    seconds(e.optimizerTime)));
     memoryLabel_->setText(tr("Peak %1 of %2").arg(bytes(e.peakMemory), bytes(e.memoryCapacity)));
     fitLabel_->setText(e.feasible ? tr("fits") : tr("OUT OF MEMORY"));
     fitLabel_->setToolTip(e.feasible ? QString() : q(e.overflow));

@@ -25,8 +25,8 @@ void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster
     out << "cluster    " << cluster.name << ", " << e.devices << " x " << cluster.device.name << "\n";
     out << "mesh       " << e.mesh.toString() << "   strategy " << e.planName << "\n\n";
     out << "step time  " << formatSeconds(e.stepTime) << "  = compute " << formatSeconds(e.computeTime)
-        << " + communication " << formatSeconds(e.commTime) << " + optimizer " << formatSeconds(e.optimizerTime)
-        << "\n";
+        << " + exposed communication " << formatSeconds(e.exposedCommTime) << " (of " << formatSeconds(e.commTime)
+        << ") + optimizer " << formatSeconds(e.optimizerTime) << "\n";
     out << "memory     " << formatBytes(e.peakMemory) << " of " << formatBytes(e.memoryCapacity)
         << " per device: parameters " << formatBytes(e.memory.parameters) << ", gradients "
         << formatBytes(e.memory.gradients) << ", optimizer " << formatBytes(e.memory.optimizer) << ", activations "

@@ -204,14 +204,10 @@ void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, Op
                                cluster_.device.launchFloor);
 }
 
-OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
+CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) const {
     const Op& op = graph_.op(o);
     const OpKindTraits& traits = opKindTraits(op.kind);
-    const ShardingRule& rule = op.rule;
-    const int m = settings_.microbatches;
-    OpCost cost;
-
-    // Compute, forward and backward.
+    ComputeTimes out;
     double bytes = 0;
     int gradInputs = 0;
     for (std::size_t k = 0; k < op.inputs.size(); ++k) {
@@ -221,10 +217,9 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
             bytes += localBytes(t, inputSplitAxes(op, k, s), mesh_);
         gradInputs += needsGrad_[op.inputs[k].index()] ? 1 : 0;
     }
-    double outBytes = 0;
     for (std::size_t k = 0; k < op.outputs.size(); ++k)
-        outBytes += localBytes(graph_.tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
-    bytes += outBytes;
+        out.outputBytes += localBytes(graph_.tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
+    bytes += out.outputBytes;
     const double parts = mesh_.groupSize(s.usedAxes());
     const double flops = graph_.forwardFlops(o) / parts;
     const DType dtype = graph_.tensor(op.outputs.front()).dtype;
@@ -234,24 +229,52 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
         // dX and dW plus the scores' recomputation, recomputesCompute()).
         const DeviceSpec& d = cluster_.device;
         const double rate = d.peakFor(dtype) * d.attentionEfficiency;
-        const double fwd = flops / rate;
-        cost.forward = m * fwd;
+        out.forward = flops / rate;
         if (gradInputs > 0)
-            cost.backward = m * backwardFlops(o) / parts / rate;
+            out.backward = backwardFlops(o) / parts / rate;
         if (recomputesCompute(o))
-            cost.recompute = m * fwd;
+            out.recompute = out.forward;
     } else if (traits.category != OpCategory::Layout) {
-        const double fwd = computeSeconds(flops, bytes, dtype);
-        cost.forward = m * fwd;
+        out.forward = computeSeconds(flops, bytes, dtype);
         if (gradInputs > 0) {
             const bool contraction = traits.category == OpCategory::Contraction;
             const double bbytes = contraction ? bytes * gradInputs : 2.0 * bytes;
-            cost.backward = m * computeSeconds(backwardFlops(o) / parts, bbytes, dtype);
+            out.backward = computeSeconds(backwardFlops(o) / parts, bbytes, dtype);
         }
         if (recomputed(o))
-            cost.recompute = m * fwd;
+            out.recompute = out.forward;
     }
-    cost.transient += outBytes;
+    return out;
+}
+
+bool CostModel::hidesTensorParallelComm(OpId o) const {
+    if (!settings_.tpOverlap || fusedAttention(o))
+        return false;
+    const Op& op = graph_.op(o);
+    if (opKindTraits(op.kind).category != OpCategory::Contraction)
+        return false;
+    for (TensorId t : op.inputs)
+        if (graph_.tensor(t).role == TensorRole::Parameter)
+            return true;
+    return false;
+}
+
+OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
+    const Op& op = graph_.op(o);
+    const OpKindTraits& traits = opKindTraits(op.kind);
+    const ShardingRule& rule = op.rule;
+    const int m = settings_.microbatches;
+    OpCost cost;
+    int gradInputs = 0;
+    for (TensorId t : op.inputs)
+        gradInputs += needsGrad_[t.index()] ? 1 : 0;
+
+    // Compute, forward and backward.
+    const ComputeTimes compute = computeTimes(o, s);
+    cost.forward = m * compute.forward;
+    cost.backward = m * compute.backward;
+    cost.recompute = m * compute.recompute;
+    cost.transient += compute.outputBytes;
 
     // Statistics of split local-reduction factors (softmax, norms, loss).
     AxisSet local = 0;
@@ -344,6 +367,8 @@ CostModel::ProducerEnd CostModel::producerEnd(const Edge& e, const OpStrategy& f
         end.value = outputSharding(producer, e.fromSlot, from);
         end.gradient = end.value;
         end.gradient.partial = 0;
+        if (hidesTensorParallelComm(e.from))
+            end.window = computeTimes(e.from, from).forward;
     }
     return end;
 }
@@ -354,6 +379,12 @@ CostModel::ConsumerEnd CostModel::consumerEnd(const Edge& e, const OpStrategy& t
     end.value = inputSharding(consumer, e.toInput, to);
     end.gradient = end.value;
     end.gradient.partial = inputGradientPartial(consumer, e.toInput, to);
+    if (!e.parameterShare && hidesTensorParallelComm(e.to) &&
+        graph_.tensor(consumer.inputs[e.toInput]).role != TensorRole::Parameter) {
+        const ComputeTimes t = computeTimes(e.to, to);
+        end.window = t.forward;
+        end.backwardWindow = t.backward;
+    }
     return end;
 }
 
@@ -378,17 +409,22 @@ ReshardTime CostModel::reshardTime(const TensorSharding& from, const TensorShard
     return t;
 }
 
-CostModel::EdgeTimes CostModel::edgeParts(const Edge& e, const ReshardTime& forward, double gradient) const {
-    if (!keepsProducerSharding(e))
-        return EdgeTimes{forward.seconds, gradient};
-    return EdgeTimes{forward.seconds - forward.gathers, gradient + 2 * forward.gathers};
+CostModel::EdgeTimes CostModel::edgeParts(const Edge& e, const ReshardTime& forward, double gradient,
+                                          const OverlapWindows& windows) const {
+    EdgeTimes t = keepsProducerSharding(e)
+                      ? EdgeTimes{forward.seconds - forward.gathers, gradient + 2 * forward.gathers}
+                      : EdgeTimes{forward.seconds, gradient};
+    const double m = settings_.microbatches;
+    t.forward = std::max(0.0, t.forward - m * windows.forward);
+    t.backward = std::max(0.0, t.backward - m * windows.backward);
+    return t;
 }
 
 CostModel::EdgeTimes CostModel::edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
     const double bytes = graph_.tensor(e.tensor).bytes();
     const double gradient =
         needsGrad_[e.tensor.index()] ? reshardTime(to.gradient, from.gradient, bytes).seconds : 0;
-    return edgeParts(e, reshardTime(from.value, to.value, bytes), gradient);
+    return edgeParts(e, reshardTime(from.value, to.value, bytes), gradient, windows(from, to));
 }
 
 EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
@@ -409,6 +445,22 @@ EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const Consu
         for (const ReshardStep& step : reshard(to.gradient, from.gradient, t.bytes(), mesh_))
             cost.collectives.push_back(
                 collective(step.kind, step.axes, step.bytes, m, Phase::Backward, CommPurpose::Resharding, e.tensor));
+    const OverlapWindows w = windows(from, to);
+    if (w.forward > 0 || w.backward > 0) {
+        // What edgeTime() hides, spread over the collectives, the backward's first: the breakdown
+        // then sums to the search's figure.
+        double full = 0;
+        for (const CollectiveCost& c : cost.collectives)
+            full += c.totalTime();
+        double left = full - edgeTime(e, from, to);
+        for (Phase phase : {Phase::Backward, Phase::Forward})
+            for (CollectiveCost& c : cost.collectives)
+                if (c.phase == phase && left > 0) {
+                    const double share = std::min(left, c.totalTime());
+                    c.hidden = share / c.count;
+                    left -= share;
+                }
+    }
     return cost;
 }
 

@@ -56,14 +56,33 @@ public:
     struct ProducerEnd {
         TensorSharding value;
         TensorSharding gradient;
+        double window = 0;   ///< seconds per micro-batch of the producer's GEMM the forward resharding hides behind
         auto operator<=>(const ProducerEnd&) const = default;
     };
     /// What an edge's consumer end wants (the sharding it reads) and gives back (its input gradient).
     struct ConsumerEnd {
         TensorSharding value;
         TensorSharding gradient;
+        double window = 0;          ///< the same for the consumer's GEMM in the forward
+        double backwardWindow = 0;  ///< and in the backward (the gradient's resharding, re-gathers)
         auto operator<=>(const ConsumerEnd&) const = default;
     };
+    /// Seconds per micro-batch of GEMM a resharding can hide behind (StepSettings::tpOverlap), in each pass.
+    struct OverlapWindows {
+        double forward = 0;
+        double backward = 0;
+    };
+    /// The windows between two ends: the producer's and the consumer's forward GEMM for the forward
+    /// resharding, the consumer's backward GEMMs for the backward's. Zero without tpOverlap.
+    static OverlapWindows windows(const ProducerEnd& from, const ConsumerEnd& to) {
+        return OverlapWindows{from.window + to.window, to.backwardWindow};
+    }
+    /// True when op `o` is a linear layer (a contraction with a weight) and tensor-parallel overlap is
+    /// on: the reshardings into and out of it run chunked beside its GEMMs (Megatron-Core's
+    /// --tp-comm-overlap, PyTorch async TP; Wang et al. 2023). Example: under megatron-sp the
+    /// all-gather of the sequence shards into the QKV projection and the reduce-scatter out of the
+    /// attention output projection each take max(collective, GEMM) instead of their sum.
+    bool hidesTensorParallelComm(OpId o) const;
     /// The producer end of `e` under strategy `from`.
     ProducerEnd producerEnd(const Edge& e, const OpStrategy& from) const;
     /// The consumer end of `e` under strategy `to`.
@@ -90,8 +109,10 @@ public:
     /// with its all-gather steps' share.
     ReshardTime reshardTime(const TensorSharding& from, const TensorSharding& to, double bytes) const;
     /// The parts of edgeTimes() from its reshardings' times: `forward` from producer to consumer,
-    /// `gradient` back (its seconds alone count).
-    EdgeTimes edgeParts(const Edge& e, const ReshardTime& forward, double gradient) const;
+    /// `gradient` back (its seconds alone count), each part less what hides behind `windows` (per
+    /// micro-batch, so m times that per step), never below zero.
+    EdgeTimes edgeParts(const Edge& e, const ReshardTime& forward, double gradient,
+                        const OverlapWindows& windows) const;
     /// How often the forward reshardings into `consumer` run per micro-batch: 2 when it is recomputed.
     int forwardPasses(OpId consumer) const { return recomputed(consumer) ? 2 : 1; }
     /// True when the consumer of `e` reads the edge's tensor in its backward, so that the tensor is kept
@@ -134,6 +155,11 @@ private:
                               CommPurpose purpose, TensorId tensor) const;
     void addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, OpCost& cost) const;
     void hideBehindCompute(OpCost& cost) const;
+    /// One micro-batch's compute seconds of an op, and the bytes of its outputs.
+    struct ComputeTimes {
+        double forward = 0, backward = 0, recompute = 0, outputBytes = 0;
+    };
+    ComputeTimes computeTimes(OpId o, const OpStrategy& s) const;
     double savedActivationBytes(OpId o, const OpStrategy& s) const;
     double savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s) const;
 

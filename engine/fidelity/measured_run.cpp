@@ -57,6 +57,8 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
             StepSettings settings;
             settings.recompute = run.recompute;
             settings.attention = run.attention;
+            settings.overlap = run.overlap;
+            settings.tpOverlap = run.tpOverlap;
             settings.microbatches = m;
             const Plan plan = baselinePlan(g, mesh, run.strategy, settings);
             const CostModel model(g, cluster, mesh, plan.settings);

@@ -24,7 +24,7 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
         in.fail(path, "must be an object");
     in.checkKnown(r, path,
                   {"name", "model", "set", "nodes", "mesh", "strategy", "batch", "microbatches", "recompute",
-                   "attention", "step_time_s"});
+                   "attention", "overlap", "tp_overlap", "step_time_s"});
     MeasuredRun run;
     run.name = r.contains("name") ? in.string(r, path, "name") : "run " + std::to_string(index + 1);
     run.source = in.source();
@@ -63,6 +63,10 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
             in.fail(path + ".attention", "must be fused or unfused");
         run.attention = *a;
     }
+    if (r.contains("overlap"))
+        run.overlap = in.boolean(r, path, "overlap");
+    if (r.contains("tp_overlap"))
+        run.tpOverlap = in.boolean(r, path, "tp_overlap");
     run.measured = in.number(r, path, "step_time_s");
     if (!(run.measured > 0) || run.measured > 1e9)
         in.fail(path + ".step_time_s", "must be a positive number of seconds");

@@ -398,7 +398,8 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
                 const double back =
                     gradient ? time(toGradient[j], fromGradient[i], to.ends[j].gradient, from.ends[i].gradient).seconds
                              : 0;
-                distinct[i * to.ends.size() + j] = model_.edgeParts(e, forward, back);
+                distinct[i * to.ends.size() + j] =
+                    model_.edgeParts(e, forward, back, CostModel::windows(from.ends[i], to.ends[j]));
             }
     }
     std::vector<double> forward(cu.size() * cw.size()), backward(cu.size() * cw.size());

@@ -11,6 +11,8 @@ enum class Wait {
     Blocking,   ///< the next compute task (resharding, statistics, halo)
     Background, ///< only the optimizer (gradient synchronisation with overlap on)
     Prefetch,   ///< the compute of the op it gathers parameters for
+    WithNext,   ///< runs beside the next compute (a linear layer's GEMM); the compute after waits
+    WithLast,   ///< runs beside the last compute (the GEMM that produces it); the next compute waits
 };
 
 /// Occurrences of `c` in one micro-batch (forward edges into a recomputed op run twice per
@@ -25,7 +27,7 @@ bool isGather(const CollectiveCost& c, Phase phase) {
 class ProgramBuilder {
 public:
     ProgramBuilder(const CostModel& model, const Plan& plan, const SimOptions& options)
-        : g_(model.graph()), options_(options), m_(model.settings().microbatches),
+        : model_(model), g_(model.graph()), options_(options), m_(model.settings().microbatches),
           costs_(g_.ops().size()), incoming_(g_.ops().size()) {
         for (OpId o : g_.topoOrder())
             costs_[o.index()] = model.opCost(o, plan.strategies[o.index()]);
@@ -55,18 +57,23 @@ private:
     int addCompute(SimTask t) {
         t.stream = Stream::Compute;
         t.deps.insert(t.deps.end(), blocking_.begin(), blocking_.end());
-        blocking_.clear();
+        blocking_ = std::move(besideNext_);
+        besideNext_.clear();
+        prevCompute_ = lastCompute_;
         lastCompute_ = push(std::move(t));
         return lastCompute_;
     }
 
     int addComm(SimTask t, Wait wait) {
         t.stream = Stream::Comm;
-        if (lastCompute_ >= 0)
-            t.deps.push_back(lastCompute_);
+        const int after = wait == Wait::WithLast ? prevCompute_ : lastCompute_;
+        if (after >= 0)
+            t.deps.push_back(after);
         const int id = push(std::move(t));
-        if (wait == Wait::Blocking)
+        if (wait == Wait::Blocking || wait == Wait::WithLast)
             blocking_.push_back(id);
+        else if (wait == Wait::WithNext)
+            besideNext_.push_back(id);
         else if (wait == Wait::Background)
             background_.push_back(id);
         return id;
@@ -111,6 +118,23 @@ private:
             if (keep(cc))
                 ids.push_back(addComm(commTask(o, cc, 1, mb), wait));
         return ids;
+    }
+
+    /// How a resharding into `consumer` waits: with tensor-parallel overlap (CostModel::
+    /// hidesTensorParallelComm, its hidden share set) beside the consumer's GEMM in the forward and
+    /// beside the GEMM just run otherwise (the producer's forward, the consumer's backward).
+    Wait reshardWait(const CollectiveCost& cc, OpId consumer, Phase phase) const {
+        if (!options_.overlap || cc.hidden <= 0)
+            return Wait::Blocking;
+        return phase == Phase::Forward && model_.hidesTensorParallelComm(consumer) ? Wait::WithNext : Wait::WithLast;
+    }
+
+    /// Issues the reshardings into `o` that `keep` selects, each waited for as reshardWait() says.
+    template <typename Keep>
+    void issueIncoming(OpId o, int mb, Phase phase, Keep keep) {
+        for (const CollectiveCost& cc : incoming_[o.index()])
+            if (keep(cc))
+                addComm(commTask(o, cc, 1, mb), reshardWait(cc, o, phase));
     }
 
     double gatherBytes(OpId o, Phase phase) const {
@@ -165,8 +189,7 @@ private:
                 return cc.phase == Phase::Forward && cc.purpose != CommPurpose::Statistics &&
                        cc.purpose != CommPurpose::ParameterGather;
             });
-            issue(incoming_[o.index()], o, mb, Wait::Blocking,
-                  [](const CollectiveCost& cc) { return cc.phase == Phase::Forward; });
+            issueIncoming(o, mb, Phase::Forward, [](const CollectiveCost& cc) { return cc.phase == Phase::Forward; });
             prefetch(pass, i, Phase::Forward, mb);
             SimTask fwd = computeTask(o, "", Phase::Forward, c.forward / m_, mb);
             fwd.allocate = c.memory.activations;
@@ -188,7 +211,7 @@ private:
             std::vector<int> waits = takeGathers(o, Phase::Backward, mb);
             if (c.recompute > 0) {
                 const int m = m_;
-                issue(incoming_[o.index()], o, mb, Wait::Blocking, [m](const CollectiveCost& cc) {
+                issueIncoming(o, mb, Phase::Forward, [m](const CollectiveCost& cc) {
                     return cc.phase == Phase::Forward && perMicrobatch(cc, m) == 2;
                 });
             }
@@ -210,8 +233,7 @@ private:
             issue(c.collectives, o, mb, sync, [](const CollectiveCost& cc) {
                 return cc.phase == Phase::Backward && cc.purpose == CommPurpose::GradientSync;
             });
-            issue(incoming_[o.index()], o, mb, Wait::Blocking,
-                  [](const CollectiveCost& cc) { return cc.phase == Phase::Backward; });
+            issueIncoming(o, mb, Phase::Backward, [](const CollectiveCost& cc) { return cc.phase == Phase::Backward; });
             if (last)
                 collectStepCollectives(o, i + 1 == pass.size(), mb);
         }
@@ -261,6 +283,7 @@ private:
             addComm(commTask(o, cc, cc.count, m_ - 1), Wait::Blocking);
     }
 
+    const CostModel& model_;
     const Graph& g_;
     SimOptions options_;
     int m_;
@@ -268,7 +291,9 @@ private:
     std::vector<std::vector<CollectiveCost>> incoming_;
     StepProgram program_;
     int lastCompute_ = -1;
+    int prevCompute_ = -1;         ///< the compute task before lastCompute_
     std::vector<int> blocking_;
+    std::vector<int> besideNext_;  ///< WithNext tasks: the compute after the next one waits for them
     std::vector<int> background_;
     std::vector<bool> prefetched_;
     std::vector<std::vector<int>> gathers_;

@@ -5,7 +5,8 @@
 // Forward and backward per micro-batch; resharding, statistics and halo collectives block the
 // compute that reads their result. With overlap on, gradient synchronisation (bucketed) runs in the
 // background and only the optimizer waits for it, and ZeRO-3 parameter gathers are prefetched one
-// parameter-owning op ahead when the reserved workspace has room for them.
+// parameter-owning op ahead when the reserved workspace has room for them; with tensor-parallel
+// overlap (StepSettings::tpOverlap) the reshardings next to a linear layer run beside its GEMM.
 
 #include "engine/cost/cost_model.h"
 #include "engine/plans/plan.h"

@@ -141,6 +141,39 @@ private slots:
         QCOMPARE(s.eval->stepTime, compute + comm + opt);
         QVERIFY(s.eval->exposedCommTime < s.eval->commTime);
     }
+    void tensorParallelOverlapHidesReshardingBehindTheGemm() {
+        // megatron-sp on 8 GPUs, 2 micro-batches: the all-gather into each column-parallel linear
+        // and the reduce-scatter out of each row-parallel one run beside the GEMM, so an edge costs
+        // max(0, forward - m (producer GEMM + consumer GEMM)) + max(0, backward - m consumer
+        // backward GEMM), with the GEMM times those of the ops' own costs.
+        StepSettings off;
+        off.microbatches = 2;
+        off.overlap = false;
+        StepSettings on = off;
+        on.tpOverlap = true;
+        const Setup a("gpt3-1.3b", {"layers=2"}, 1, "data=1,model=8", "megatron-sp", off);
+        const Setup b("gpt3-1.3b", {"layers=2"}, 1, "data=1,model=8", "megatron-sp", on);
+        int overlapped = 0;
+        for (const Edge& e : b.model->edges()) {
+            const OpStrategy& sf = b.plan.strategies[e.from.index()];
+            const OpStrategy& st = b.plan.strategies[e.to.index()];
+            const CostModel::EdgeTimes t = a.model->edgeTimes(e, a.model->producerEnd(e, sf), a.model->consumerEnd(e, st));
+            auto gemm = [&](OpId o) { return b.model->hidesTensorParallelComm(o) ? b.model->opCost(o, b.plan.strategies[o.index()]) : OpCost{}; };
+            const OpCost producer = gemm(e.from), consumer = gemm(e.to);
+            const bool weightInput = b.graph.tensor(e.tensor).role == TensorRole::Parameter;
+            const double fw = producer.forward / 2 + (weightInput ? 0 : consumer.forward / 2);
+            const double bw = weightInput ? 0 : consumer.backward / 2;
+            const double expected = std::max(0.0, t.forward - 2 * fw) + std::max(0.0, t.backward - 2 * bw);
+            const EdgeCost c = b.model->edgeCost(e, sf, st);
+            QVERIFY(std::abs(c.time() - expected) <= 1e-12 + 1e-9 * expected);
+            QVERIFY(c.time() <= a.model->edgeCost(e, sf, st).time() * (1 + 1e-12));
+            overlapped += c.time() < a.model->edgeCost(e, sf, st).time() * (1 - 1e-9) ? 1 : 0;
+        }
+        QVERIFY(overlapped >= 8); // QKV, output projection, MLP in and out in both blocks
+        QVERIFY(b.eval->stepTime < a.eval->stepTime);
+        QVERIFY(b.eval->stepTime >= b.eval->computeTime);
+        QCOMPARE(b.eval->commTime, a.eval->commTime);
+    }
     void gradientSyncHidesBehindItsOpsBackward() {
         // Data parallel over two nodes with 4 micro-batches: each weight's all-reduce (once per step)
         // runs behind one micro-batch's backward of its op; exposed = max(0, t_sync - backward / 4).

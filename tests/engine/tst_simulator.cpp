@@ -94,6 +94,39 @@ private slots:
             total += t.bytesPerStep;
         QVERIFY(std::abs(total - e->commBytesPerDevice * e->devices) <= 1e-6 * std::max(1.0, total));
     }
+    void tensorParallelOverlapAgreesWithTheSimulator_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("strategy");
+        for (const char* m : {"gpt3-1.3b", "llama2-7b", "gpt3-175b", "llama2-70b", "mixtral-8x7b"})
+            for (const char* s : {"megatron", "megatron-sp"})
+                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(m), QLatin1String(s))))
+                    << QString::fromLatin1(m) << QString::fromLatin1(s);
+    }
+    void tensorParallelOverlapAgreesWithTheSimulator() {
+        // The analytic cost hides each resharding next to a linear layer behind its GEMMs; the
+        // simulator runs it beside that GEMM on the communication stream.
+        QFETCH(QString, model);
+        QFETCH(QString, strategy);
+        StepSettings settings;
+        settings.microbatches = 2;
+        settings.recompute = Recompute::Selective;
+        settings.tpOverlap = true;
+        const Graph g = loadModel(ModelRequest{model.toStdString(), {"layers=4"}, std::nullopt}, 2);
+        const Cluster c = clusterPreset("dgx-a100", 2);
+        const Mesh mesh = Mesh::parse("data=2,model=8");
+        const Plan plan = baselinePlan(g, mesh, strategy.toStdString(), settings);
+        const CostModel cm(g, c, mesh, plan.settings);
+        StepSettings plain = plan.settings;
+        plain.tpOverlap = false;
+        const auto e = evaluate(cm, plan);
+        const auto without = evaluate(CostModel(cm, plain), plan);
+        const auto sim = simulate(cm, plan, SimOptions{true, 25e6});
+        // Measured: analytic / simulated 0.968-0.9999 (megatron-sp lowest: its all-gathers and
+        // reduce-scatters queue on the one communication stream); 9-15% faster than without.
+        QVERIFY2(std::abs(e->stepTime / sim->stepTime - 1) <= 0.04,
+                 qPrintable(QStringLiteral("analytic %1 simulated %2").arg(e->stepTime).arg(sim->stepTime)));
+        QVERIFY(e->stepTime < 0.95 * without->stepTime);
+    }
     void overlapHidesGradientSynchronisation() {
         // Data parallel on one node: the bucketed all-reduces run behind the backward.
         const Scene s("gpt", {}, 1, "data=8", "dp");
