@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include "calibration/calibration_panel.h"
 #include "cluster/cluster_view.h"
 #include "compare/compare_view.h"
 #include "graph/graph_view.h"
@@ -38,16 +39,20 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
     timeline_ = new TimelinePanel(&session_, this);
     compare_ = new CompareView(&session_, this);
     tactics_ = new TacticsPanel(&session_, this);
+    calibration_ = new CalibrationPanel(&session_, this);
     QDockWidget* inspectorDock = addPanel(inspector_, tr("Inspector"), QStringLiteral("inspector"), Qt::RightDockWidgetArea);
     QDockWidget* clusterDock = addPanel(cluster_, tr("Cluster"), QStringLiteral("cluster"), Qt::RightDockWidgetArea);
     QDockWidget* opsDock = addPanel(ops_, tr("Ops"), QStringLiteral("ops"), Qt::BottomDockWidgetArea);
     QDockWidget* timelineDock = addPanel(timeline_, tr("Timeline"), QStringLiteral("timeline"), Qt::BottomDockWidgetArea);
     QDockWidget* compareDock = addPanel(compare_, tr("Compare"), QStringLiteral("compare"), Qt::BottomDockWidgetArea);
     QDockWidget* tacticsDock = addPanel(tactics_, tr("Tactics"), QStringLiteral("tactics"), Qt::RightDockWidgetArea);
+    QDockWidget* calibrationDock =
+        addPanel(calibration_, tr("Calibration"), QStringLiteral("calibration"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(inspectorDock, clusterDock);
     tabifyDockWidget(clusterDock, tacticsDock);
     tabifyDockWidget(opsDock, timelineDock);
     tabifyDockWidget(timelineDock, compareDock);
+    tabifyDockWidget(compareDock, calibrationDock);
     inspectorDock->raise();
     timelineDock->raise();
     // Panels behind another tab defer their work until they are brought forward.
@@ -75,6 +80,7 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
         updateTitle();
     });
     connect(&session_, &Session::failed, this, &MainWindow::showError);
+    connect(calibration_, &CalibrationPanel::failed, this, &MainWindow::showError);
     connect(&session_, &Session::message, this, [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(&session_, &Session::comparison, this, [this](const QString& name, double base, double plan) {
         const double change = (plan - base) / base * 100;
@@ -103,7 +109,8 @@ QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, const QS
 }
 
 bool MainWindow::settled() const {
-    return !session_.busy() && !graph_->layoutBusy() && !timeline_->view()->busy() && !compare_->busy();
+    return !session_.busy() && !graph_->layoutBusy() && !timeline_->view()->busy() && !compare_->busy() &&
+           !calibration_->busy();
 }
 
 QWidget* MainWindow::showPanel(const QString& name) {

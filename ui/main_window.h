@@ -22,6 +22,7 @@ class InspectorPanel;
 class OpsPanel;
 class SearchBar;
 class TacticsPanel;
+class CalibrationPanel;
 class TimelinePanel;
 
 class MainWindow final : public QMainWindow {
@@ -48,6 +49,8 @@ public:
     CompareView* compareView() const { return compare_; }
     /// The tactics panel.
     TacticsPanel* tacticsPanel() const { return tactics_; }
+    /// The calibration panel.
+    CalibrationPanel* calibrationPanel() const { return calibration_; }
     /// The panel called `name` (graph, cluster, timeline, compare, inspector, ops, tactics), brought to the
     /// front; null for an unknown name.
     QWidget* showPanel(const QString& name);
@@ -89,6 +92,7 @@ private:
     TimelinePanel* timeline_ = nullptr;
     CompareView* compare_ = nullptr;
     TacticsPanel* tactics_ = nullptr;
+    CalibrationPanel* calibration_ = nullptr;
     QMenu* recentMenu_ = nullptr;
     QLabel* stepLabel_ = nullptr;
     QLabel* memoryLabel_ = nullptr;

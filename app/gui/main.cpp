@@ -1,7 +1,9 @@
 // shardscope: the desktop workbench. Opens the window on the scenario given on the command line
 // (default: gpt2-small on one DGX A100); --algo runs a search once it is loaded; --screenshot
-// renders the window to a PNG when everything has settled, and exits.
+// renders the window to a PNG when everything has settled, and exits; --measurements fits the
+// cluster to a measurements file in the Calibration panel once loaded.
 
+#include "calibration/calibration_panel.h"
 #include "graph/graph_view.h"
 #include "main_window.h"
 
@@ -22,16 +24,19 @@ namespace {
 class Startup final : public QObject {
 public:
     Startup(shardscope::ui::MainWindow* window, std::optional<shardscope::SearchAlgorithm> algorithm,
-            std::optional<shardscope::Mesh> mesh, QString tactics, QString screenshot, QWidget* panel)
+            std::optional<shardscope::Mesh> mesh, QString tactics, QString measurements, QString screenshot,
+            QWidget* panel)
         : window_(window), algorithm_(std::move(algorithm)), mesh_(std::move(mesh)), tactics_(std::move(tactics)),
-          screenshot_(std::move(screenshot)), panel_(panel ? panel : window) {
+          measurements_(std::move(measurements)), screenshot_(std::move(screenshot)), panel_(panel ? panel : window) {
         auto* session = window_->session();
         connect(session, &shardscope::ui::Session::problemChanged, this, &Startup::loaded, Qt::SingleShotConnection);
         if (!screenshot_.isEmpty()) {
-            connect(session, &shardscope::ui::Session::failed, this, [](const QString& error) {
+            auto fail = [](const QString& error) {
                 std::fprintf(stderr, "shardscope: %s\n", error.toLocal8Bit().constData());
                 QApplication::exit(2);
-            });
+            };
+            connect(session, &shardscope::ui::Session::failed, this, fail);
+            connect(window->calibrationPanel(), &shardscope::ui::CalibrationPanel::failed, this, fail);
             clock_.start();
             connect(&poll_, &QTimer::timeout, this, &Startup::tryScreenshot);
             poll_.start(100);
@@ -41,6 +46,11 @@ public:
 private:
     void loaded() {
         auto* session = window_->session();
+        if (!measurements_.isEmpty()) {
+            auto* calibration = window_->calibrationPanel();
+            if (calibration->loadMeasurements(measurements_))
+                calibration->fit();
+        }
         if (!tactics_.isEmpty()) {
             session->openTactics(tactics_);
             session->runTactics();
@@ -80,6 +90,7 @@ private:
     std::optional<shardscope::SearchAlgorithm> algorithm_;  ///< search once loaded, with this
     std::optional<shardscope::Mesh> mesh_;                  ///< on this mesh (every candidate if none)
     QString tactics_;
+    QString measurements_;
     QString screenshot_;
     QWidget* panel_;
     QTimer poll_;
@@ -118,12 +129,15 @@ int main(int argc, char** argv) {
                                         QStringLiteral("FILE"));
     const QCommandLineOption view(
         QStringLiteral("view"),
-        QStringLiteral("With --screenshot: render one panel: graph, cluster, timeline, compare or tactics."),
+        QStringLiteral("With --screenshot: render one panel: graph, cluster, timeline, compare, tactics or calibration."),
         QStringLiteral("NAME"));
     const QCommandLineOption tactics(QStringLiteral("tactics"),
                                      QStringLiteral("Apply a tactic script (*.tactics.json) once loaded."),
                                      QStringLiteral("FILE"));
-    parser.addOptions({model, set, cluster, nodes, mesh, strategy, algo, screenshot, view, tactics});
+    const QCommandLineOption measurements(QStringLiteral("measurements"),
+                                          QStringLiteral("Fit the cluster to measured runs (*.measurements.json) once loaded."),
+                                          QStringLiteral("FILE"));
+    parser.addOptions({model, set, cluster, nodes, mesh, strategy, algo, screenshot, view, tactics, measurements});
     parser.process(app);
 
     shardscope::ScenarioRequest request;
@@ -161,16 +175,18 @@ int main(int argc, char** argv) {
     if (parser.isSet(view)) {
         const QString name = parser.value(view);
         panel = name == QStringLiteral("graph") || name == QStringLiteral("cluster") || name == QStringLiteral("timeline") ||
-                        name == QStringLiteral("compare") || name == QStringLiteral("tactics")
+                        name == QStringLiteral("compare") || name == QStringLiteral("tactics") ||
+                        name == QStringLiteral("calibration")
                     ? window.showPanel(name)
                     : nullptr;
         if (!panel) {
-            std::fprintf(stderr, "shardscope: --view %s: expected graph, cluster, timeline, compare or tactics\n",
+            std::fprintf(stderr, "shardscope: --view %s: expected graph, cluster, timeline, compare, tactics or calibration\n",
                          name.toLocal8Bit().constData());
             return 2;
         }
     }
-    Startup startup(&window, searchWith, searchOn, parser.value(tactics), parser.value(screenshot), panel);
+    Startup startup(&window, searchWith, searchOn, parser.value(tactics), parser.value(measurements),
+                    parser.value(screenshot), panel);
     if (parser.isSet(screenshot))
         window.resize(1600, 1000);
     window.show();

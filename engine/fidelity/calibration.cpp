@@ -64,7 +64,8 @@ Eigen::VectorXd residuals(const std::vector<double>& predicted, const std::vecto
 
 } // namespace
 
-Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs) {
+Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs, std::stop_token stop,
+                      const CalibrationProgress& progress) {
     for (const MeasuredRun& r : runs)
         if (r.metric != RunMetric::StepSeconds)
             throw InputError("run '" + r.name + "': calibration fits step times in seconds");
@@ -115,8 +116,14 @@ Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs
             mu *= 4;
         }
         out.iterations = it + 1;
+        if (progress)
+            progress(out.iterations, cost);
         if (!improved)
             break;
+        if (stop.stop_requested()) {
+            out.cancelled = true;
+            break;
+        }
     }
     out.cluster = apply(base, k, logs);
     for (std::size_t i = 0; i < k.size(); ++i)

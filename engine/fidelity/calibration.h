@@ -13,6 +13,8 @@
 #include "engine/cluster/cluster.h"
 #include "engine/fidelity/measured_run.h"
 
+#include <functional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -32,10 +34,16 @@ struct Calibration {
     std::vector<double> before;               ///< predicted step time per run, start cluster
     std::vector<double> after;                ///< predicted step time per run, fitted cluster
     int iterations = 0;
+    bool cancelled = false;                   ///< stopped early: the best point so far
 };
 
+/// Called after each iteration with its number (from 1) and the fit's cost (sum of squared
+/// weighted residuals).
+using CalibrationProgress = std::function<void(int iteration, double cost)>;
+
 /// Fits `start` to the runs' measured step times (RunMetric::StepSeconds). Throws InputError naming
-/// a run that cannot be predicted.
-Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs);
+/// a run that cannot be predicted. A stop request ends the fit after the current iteration.
+Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs, std::stop_token stop = {},
+                      const CalibrationProgress& progress = {});
 
 } // namespace shardscope

@@ -80,6 +80,33 @@ private slots:
                  qPrintable(QString::number(fit.cluster.device.efficiency)));
         QVERIFY(fit.iterations > 0);
     }
+    void aStopRequestEndsTheFitAfterOneIteration() {
+        // Runs measured 20% slower than the preset predicts: the fit moves; a stop requested before it
+        // starts ends it after its first iteration, reported once, with the best point so far.
+        MeasuredRun r;
+        r.name = "dp in a node";
+        r.model = "gpt";
+        r.sets = {"layers=2", "hidden=1024", "heads=16", "seq=1024"};
+        r.batch = 8;
+        r.cluster = "dgx-a100";
+        r.mesh = "data=8";
+        r.strategy = "dp";
+        const Cluster preset = clusterPreset("dgx-a100", 1);
+        r.measured = 1.2 * predictRun(r, preset).stepTime;
+        std::stop_source stop;
+        stop.request_stop();
+        std::vector<std::pair<int, double>> reports;
+        const Calibration fit = calibrate(preset, {r}, stop.get_token(),
+                                          [&](int it, double cost) { reports.emplace_back(it, cost); });
+        QVERIFY(fit.cancelled);
+        QCOMPARE(fit.iterations, 1);
+        QCOMPARE(reports.size(), std::size_t(1));
+        QCOMPARE(reports[0].first, 1);
+        QVERIFY(std::abs(fit.after[0] / r.measured - 1) < std::abs(fit.before[0] / r.measured - 1));
+        const Calibration whole = calibrate(preset, {r});
+        QVERIFY(!whole.cancelled);
+        QVERIFY(whole.iterations > 1);
+    }
     void measurementErrorsNameTheField() {
         const std::string good = R"({"format": "shardscope-measurements", "version": 1, "runs": [
             {"model": "gpt", "set": {"layers": 2}, "mesh": "data=8", "batch": 64, "step_time_s": 0.5}]})";

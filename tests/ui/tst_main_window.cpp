@@ -202,6 +202,25 @@ private slots:
         QVERIFY(!s->searchSettings().mesh);
         QVERIFY(std::holds_alternative<SearchSettings>(bar->settings()));
     }
+    void openedSettingsCarryIntoTheSearchBar() {
+        // A scenario opened with unfused attention and no overlap: the next search uses the same,
+        // and the bar shows them.
+        MainWindow w(nullptr, 1);
+        Session* s = w.session();
+        ScenarioRequest r = gptScenario("megatron");
+        r.attention = AttentionKernel::Unfused;
+        r.overlap = false;
+        s->openScenario(r);
+        QVERIFY(waitSettled(w));
+        QCOMPARE(s->state().plan.settings.overlap, false);
+        QCOMPARE(s->searchSettings().attention, AttentionKernel::Unfused);
+        QCOMPARE(s->searchSettings().overlap, false);
+        QCOMPARE(w.findChild<QComboBox*>(QStringLiteral("attention"))->currentText(), QStringLiteral("unfused"));
+        auto* overlap = w.findChild<QComboBox*>(QStringLiteral("overlap"));
+        QCOMPARE(overlap->currentData().toInt(), 0);
+        overlap->setCurrentIndex(overlap->findData(2));
+        QVERIFY(s->searchSettings().overlap && s->searchSettings().tpOverlap);
+    }
     void badInputKeepsWhatWasLoaded() {
         MainWindow w(nullptr, 1);
         Session* s = w.session();

@@ -11,9 +11,13 @@
 #include <QItemSelectionModel>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QtCharts/QChart>
 #include <QTest>
 #include <QXmlStreamReader>
 
+#include "calibration/calibration_panel.h"
 #include "cluster/cluster_view.h"
 #include "compare/compare_model.h"
 #include "compare/compare_view.h"
@@ -27,6 +31,10 @@
 #include "panels/inspector_panel.h"
 #include "timeline/timeline_panel.h"
 #include "timeline/timeline_view.h"
+
+#include "engine/fidelity/measured_run.h"
+
+#include <QTableWidget>
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -294,6 +302,65 @@ private slots:
         const QImage image = panel->grab().toImage();
         QVERIFY(image.width() > 100 && image.height() > 100);
         QVERIFY2(inkFraction(image) > 0.02, qPrintable(QString::number(inkFraction(image))));
+    }
+    void calibrationFitsAndAppliesTheCluster() {
+        // Two runs measured 30% slower than the loaded cluster predicts them: the fit lowers the
+        // predictions towards the measurements, the scatter shows both clusters, and applying the fit
+        // opens it as the session's cluster.
+        auto* panel = w->calibrationPanel();
+        QTemporaryDir dir;
+        MeasuredRun a;
+        a.name = "dp";
+        a.model = "gpt";
+        a.sets = {"layers=2"};
+        a.batch = 8;
+        a.cluster = "dgx-a100";
+        a.mesh = "data=8";
+        a.strategy = "dp";
+        MeasuredRun b = a;
+        b.name = "megatron";
+        b.mesh = "data=2,model=4";
+        b.strategy = "megatron";
+        const Cluster current = w->session()->state().problem->cluster;
+        const double ma = 1.3 * predictRun(a, current).stepTime, mb = 1.3 * predictRun(b, current).stepTime;
+        const QString path = dir.filePath(QStringLiteral("runs.measurements.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QStringLiteral(R"({"format": "shardscope-measurements", "version": 1, "runs": [
+            {"name": "dp", "model": "gpt", "set": {"layers": 2}, "mesh": "data=8", "batch": 8, "attention": "unfused", "step_time_s": %1},
+            {"name": "megatron", "model": "gpt", "set": {"layers": 2}, "mesh": "data=2,model=4", "strategy": "megatron",
+             "batch": 8, "attention": "unfused", "step_time_s": %2}]})")
+                       .arg(ma, 0, 'g', 17)
+                       .arg(mb, 0, 'g', 17)
+                       .toUtf8());
+        file.close();
+        QSignalSpy failures(panel, &CalibrationPanel::failed);
+        QVERIFY(panel->loadMeasurements(path));
+        QCOMPARE(panel->runs().size(), std::size_t(2));
+        QVERIFY(!panel->loadMeasurements(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/tests/fixtures/malformed.model.json")));
+        QCOMPARE(failures.count(), 1);
+        QVERIFY(failures.front().front().toString().contains(QStringLiteral("malformed.model.json")));
+        QCOMPARE(panel->runs().size(), std::size_t(2));
+
+        w->showPanel(QStringLiteral("calibration"));
+        panel->fit();
+        QVERIFY(waitSettled(*w));
+        QVERIFY(panel->result());
+        const Calibration& fit = *panel->result();
+        for (std::size_t i = 0; i < 2; ++i) {
+            const double measured = panel->runs()[i].measured;
+            QVERIFY(std::abs(fit.before[i] / measured - 1) > 0.2);
+            QVERIFY(std::abs(fit.after[i] / measured - 1) < 0.5 * std::abs(fit.before[i] / measured - 1));
+            QVERIFY(!panel->runsTable()->item(int(i), 5)->text().isEmpty());
+        }
+        QCOMPARE(panel->chart()->series().size(), qsizetype(3));
+        QVERIFY(inkFraction(panel->grab().toImage()) > 0.02);
+
+        const QString fitted = dir.filePath(QStringLiteral("fitted.cluster.json"));
+        QCOMPARE(panel->applyTo(fitted), QString());
+        QVERIFY(waitSettled(*w));
+        QCOMPARE(w->session()->state().problem->clusterSpec, fitted.toStdString());
+        QCOMPARE(w->session()->state().problem->cluster.device.efficiency, fit.cluster.device.efficiency);
     }
 };
 

@@ -52,6 +52,14 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     attention_->addItem(QStringLiteral("unfused"), static_cast<int>(AttentionKernel::Unfused));
     attention_->setToolTip(tr("fused: one FlashAttention kernel, no s x s tensors kept; unfused: matmul, softmax, "
                               "dropout and matmul as separate kernels"));
+    overlap_ = new QComboBox(this);
+    overlap_->setObjectName(QStringLiteral("overlap"));
+    overlap_->addItem(tr("gradients + gathers"), 1);
+    overlap_->addItem(tr("+ tensor parallel"), 2);
+    overlap_->addItem(tr("none"), 0);
+    overlap_->setToolTip(tr("What runs behind compute: bucketed gradient reduction and prefetched ZeRO-3 gathers "
+                            "(DDP, FSDP); also tensor-parallel collectives beside their GEMMs (Megatron-Core "
+                            "--tp-comm-overlap, async TP); or nothing"));
     zero_ = new QComboBox(this);
     zero_->setObjectName(QStringLiteral("zero"));
     zero_->addItem(tr("auto"), -1);
@@ -84,6 +92,8 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     addWidget(recompute_);
     addWidget(caption(tr("Attention"), this));
     addWidget(attention_);
+    addWidget(caption(tr("Overlap"), this));
+    addWidget(overlap_);
     addWidget(caption(tr("ZeRO"), this));
     addWidget(zero_);
     addSeparator();
@@ -91,7 +101,7 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     addWidget(cancel_);
     addWidget(progress_);
 
-    for (QComboBox* c : {algorithm_, recompute_, attention_, zero_})
+    for (QComboBox* c : {algorithm_, recompute_, attention_, overlap_, zero_})
         connect(c, &QComboBox::currentIndexChanged, this, &SearchBar::push);
     connect(mesh_, &QComboBox::currentTextChanged, this, &SearchBar::push);
     for (QSpinBox* s : {batch_, microbatches_})
@@ -144,6 +154,8 @@ std::variant<SearchSettings, QString> SearchBar::settings() const {
     if (zero_->currentData().toInt() >= 0)
         s.zeroStage = zero_->currentData().toInt();
     s.attention = static_cast<AttentionKernel>(attention_->currentData().toInt());
+    s.overlap = overlap_->currentData().toInt() >= 1;
+    s.tpOverlap = overlap_->currentData().toInt() == 2;
     return s;
 }
 
@@ -160,6 +172,7 @@ void SearchBar::setSettings(const SearchSettings& s) {
     recompute_->setCurrentIndex(s.recompute ? static_cast<int>(*s.recompute) + 1 : 0);
     zero_->setCurrentIndex(zero_->findData(s.zeroStage.value_or(-1)));
     attention_->setCurrentIndex(attention_->findData(static_cast<int>(s.attention)));
+    overlap_->setCurrentIndex(overlap_->findData(s.overlap ? (s.tpOverlap ? 2 : 1) : 0));
     updating_ = false;
 }
 

@@ -18,6 +18,8 @@ struct SearchSettings {
     std::optional<Recompute> recompute;          ///< nullopt: auto
     std::optional<int> zeroStage;                ///< nullopt: auto; else 0-3 over the data axis
     AttentionKernel attention = AttentionKernel::Fused; ///< a fixed setting, never searched
+    bool overlap = true;                         ///< StepSettings::overlap, fixed
+    bool tpOverlap = false;                      ///< StepSettings::tpOverlap, fixed
 
     bool operator==(const SearchSettings&) const = default;
 };

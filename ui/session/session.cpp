@@ -78,6 +78,15 @@ void Session::replaceAll(PlanState state, const QString& planPath) {
     emit tacticRunChanged();
     planPath_ = planPath;
     state_ = std::move(state);
+    // The fixed settings of what was opened carry into the next search (the search bar shows them).
+    const StepSettings& opened = state_.plan.settings;
+    if (opened.attention != settings_.attention || opened.overlap != settings_.overlap ||
+        opened.tpOverlap != settings_.tpOverlap) {
+        settings_.attention = opened.attention;
+        settings_.overlap = opened.overlap;
+        settings_.tpOverlap = opened.tpOverlap;
+        emit searchSettingsChanged();
+    }
     // Start on the op that costs the most, so the inspector has something to explain.
     selected_.reset();
     double most = -1;
@@ -127,6 +136,8 @@ void Session::openModel(const ModelRequest& model) {
     settings.microbatches = settings_.microbatches.value_or(1);
     settings.recompute = settings_.recompute.value_or(Recompute::None);
     settings.attention = settings_.attention;
+    settings.overlap = settings_.overlap;
+    settings.tpOverlap = settings_.tpOverlap;
     jobs_.start<PlanState>(
         tr("Loading %1").arg(q(model.spec)),
         [model, clusterSpec, nodes, mesh, settings](const JobContext&) {
@@ -259,6 +270,8 @@ void Session::runTactics() {
     step.zeroAxes = 0;
     step.recompute = settings_.recompute.value_or(current.plan.settings.recompute);
     step.attention = settings_.attention;
+    step.overlap = settings_.overlap;
+    step.tpOverlap = settings_.tpOverlap;
     const std::vector<Tactic> tactics = tactics_;
     const SimOptions sim = simOptions_;
     const int threads = searchThreads_;
@@ -393,6 +406,8 @@ void Session::runSearch(bool aroundLocks) {
     step.recompute = settings.recompute.value_or(Recompute::None);
     step.optimizer = current.plan.settings.optimizer;
     step.attention = settings.attention;
+    step.overlap = settings.overlap;
+    step.tpOverlap = settings.tpOverlap;
     step.zeroStage = settings.zeroStage.value_or(0);
     const OpenSettings open{!settings.zeroStage, !settings.recompute, !settings.microbatches};
     const std::optional<int> batch = settings.batch > 0 ? std::optional<int>(settings.batch) : std::nullopt;
