@@ -32,7 +32,7 @@ std::string usageText() {
            "                 [--mesh data=16,model=8] [--strategy dp|megatron|megatron-sp|zero1|zero2|zero3|fsdp|"
            "A+B|PLAN.json]\n"
            "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
-           "                 [--attention fused|unfused] [--overlap on|off] [--tp-overlap on|off]\n"
+           "                 [--attention fused|unfused] [--overlap on|off] [--tp-overlap off|backward|full]\n"
            "                 [--optimizer adam|sgd] [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
            "                 [--zero auto|0-3] [--recompute auto|none|selective|full] [--microbatches auto|M]\n"
@@ -139,11 +139,16 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.algorithm = value();
         else if (a == "--lock" && o.command == "search")
             o.lockPlan = value();
-        else if (a == "--overlap" || a == "--tp-overlap") {
+        else if (a == "--overlap") {
             const std::string& v = value();
             if (v != "on" && v != "off")
                 throw InputError(a + " " + v + ": expected on or off");
-            (a == "--overlap" ? o.scenario.overlap : o.scenario.tpOverlap) = v == "on";
+            o.scenario.overlap = v == "on";
+        } else if (a == "--tp-overlap") {
+            const std::string& v = value();
+            o.scenario.tpOverlap = parseTpOverlap(v);
+            if (!o.scenario.tpOverlap)
+                throw InputError(a + " " + v + ": expected off, backward or full");
         } else if (a == "--bucket-mb" && o.command == "simulate")
             o.bucketMb = positiveInt(a, value());
         else if (a == "--trace" && o.command == "simulate")

@@ -248,7 +248,7 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
 }
 
 bool CostModel::hidesTensorParallelComm(OpId o) const {
-    if (!settings_.tpOverlap || fusedAttention(o))
+    if (settings_.tpOverlap == TpOverlap::Off || fusedAttention(o))
         return false;
     const Op& op = graph_.op(o);
     if (opKindTraits(op.kind).category != OpCategory::Contraction)
@@ -367,7 +367,7 @@ CostModel::ProducerEnd CostModel::producerEnd(const Edge& e, const OpStrategy& f
         end.value = outputSharding(producer, e.fromSlot, from);
         end.gradient = end.value;
         end.gradient.partial = 0;
-        if (hidesTensorParallelComm(e.from))
+        if (settings_.tpOverlap == TpOverlap::Full && hidesTensorParallelComm(e.from))
             end.window = computeTimes(e.from, from).forward;
     }
     return end;
@@ -382,7 +382,7 @@ CostModel::ConsumerEnd CostModel::consumerEnd(const Edge& e, const OpStrategy& t
     if (!e.parameterShare && hidesTensorParallelComm(e.to) &&
         graph_.tensor(consumer.inputs[e.toInput]).role != TensorRole::Parameter) {
         const ComputeTimes t = computeTimes(e.to, to);
-        end.window = t.forward;
+        end.window = settings_.tpOverlap == TpOverlap::Full ? t.forward : 0;
         end.backwardWindow = t.backward;
     }
     return end;
@@ -411,13 +411,17 @@ ReshardTime CostModel::reshardTime(const TensorSharding& from, const TensorShard
 
 CostModel::EdgeTimes CostModel::edgeParts(const Edge& e, const ReshardTime& forward, double gradient,
                                           const OverlapWindows& windows) const {
-    EdgeTimes t = keepsProducerSharding(e)
-                      ? EdgeTimes{forward.seconds - forward.gathers, gradient + 2 * forward.gathers}
-                      : EdgeTimes{forward.seconds, gradient};
     const double m = settings_.microbatches;
-    t.forward = std::max(0.0, t.forward - m * windows.forward);
-    t.backward = std::max(0.0, t.backward - m * windows.backward);
-    return t;
+    const double forwardWindow = m * windows.forward, backwardWindow = m * windows.backward;
+    if (!keepsProducerSharding(e))
+        return EdgeTimes{std::max(0.0, forward.seconds - forwardWindow), std::max(0.0, gradient - backwardWindow)};
+    // Of the backward part's 2g, one g is the forward pass's gathers (moved so that recomputation
+    // only changes forwardPasses()): it hides behind what the forward window leaves; the other (the
+    // re-gather, or the recomputation's) with the gradient behind the backward window.
+    const double g = forward.gathers, rest = forward.seconds - g;
+    const double forwardLeft = std::max(0.0, forwardWindow - rest);
+    return EdgeTimes{std::max(0.0, rest - forwardWindow),
+                     std::max(0.0, g - forwardLeft) + std::max(0.0, gradient + g - backwardWindow)};
 }
 
 CostModel::EdgeTimes CostModel::edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {

@@ -78,8 +78,9 @@ public:
         return OverlapWindows{from.window + to.window, to.backwardWindow};
     }
     /// True when op `o` is a linear layer (a contraction with a weight) and tensor-parallel overlap is
-    /// on: the reshardings into and out of it run chunked beside its GEMMs (Megatron-Core's
-    /// --tp-comm-overlap, PyTorch async TP; Wang et al. 2023). Example: under megatron-sp the
+    /// on: the reshardings into and out of it run chunked beside its GEMMs (TpOverlap::Full:
+    /// Megatron-Core's --tp-comm-overlap, PyTorch async TP; Wang et al. 2023), or only the backward's
+    /// beside its backward GEMMs (TpOverlap::Backward). Example: under megatron-sp with Full the
     /// all-gather of the sequence shards into the QKV projection and the reduce-scatter out of the
     /// attention output projection each take max(collective, GEMM) instead of their sum.
     bool hidesTensorParallelComm(OpId o) const;

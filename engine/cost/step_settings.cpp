@@ -9,6 +9,8 @@ constexpr EnumNames<Recompute, 3> kRecompute{
     {{{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}}}};
 constexpr EnumNames<AttentionKernel, 2> kAttention{
     {{{AttentionKernel::Fused, "fused"}, {AttentionKernel::Unfused, "unfused"}}}};
+constexpr EnumNames<TpOverlap, 3> kTpOverlap{
+    {{{TpOverlap::Off, "off"}, {TpOverlap::Backward, "backward"}, {TpOverlap::Full, "full"}}}};
 constexpr EnumNames<OptimizerKind, 2> kOptimizers{{{{OptimizerKind::Adam, "adam"}, {OptimizerKind::Sgd, "sgd"}}}};
 } // namespace
 
@@ -19,6 +21,12 @@ std::optional<Recompute> parseRecompute(std::string_view name) { return kRecompu
 std::string_view attentionName(AttentionKernel a) { return kAttention.name(a); }
 
 std::optional<AttentionKernel> parseAttention(std::string_view name) { return kAttention.parse(name); }
+
+std::string_view tpOverlapName(TpOverlap t) { return kTpOverlap.name(t); }
+
+std::optional<TpOverlap> parseTpOverlap(std::string_view name) {
+    return name == "on" ? std::optional<TpOverlap>(TpOverlap::Full) : kTpOverlap.parse(name);
+}
 
 std::string_view optimizerName(OptimizerKind o) { return kOptimizers.name(o); }
 

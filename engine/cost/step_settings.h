@@ -14,6 +14,12 @@ enum class OptimizerKind { Adam, Sgd };
 /// How the attention core runs: one fused kernel (FlashAttention: no s x s tensor in memory, its
 /// scores recomputed inside the backward kernel) or as separate ops (matmul, softmax, dropout, matmul).
 enum class AttentionKernel { Fused, Unfused };
+/// Which tensor-parallel reshardings run beside the GEMMs of a linear layer: none; the backward's
+/// (Megatron-LM's async input-gradient all-reduce beside the weight-gradient GEMM,
+/// linear_with_grad_accumulation_and_async_allreduce, and with sequence parallelism its backward
+/// all-gather and reduce-scatter); or every one, forward too (Megatron-Core --tp-comm-overlap,
+/// PyTorch async TP).
+enum class TpOverlap { Off, Backward, Full };
 
 /// "none", "selective", "full".
 std::string_view recomputeName(Recompute r);
@@ -23,6 +29,10 @@ std::optional<Recompute> parseRecompute(std::string_view name);
 std::string_view attentionName(AttentionKernel a);
 /// Parses an attention kernel name; nullopt if unknown.
 std::optional<AttentionKernel> parseAttention(std::string_view name);
+/// "off", "backward", "full".
+std::string_view tpOverlapName(TpOverlap t);
+/// Parses a tensor-parallel overlap name ("on" is "full"); nullopt if unknown.
+std::optional<TpOverlap> parseTpOverlap(std::string_view name);
 /// "adam", "sgd".
 std::string_view optimizerName(OptimizerKind o);
 /// Parses an optimizer name; nullopt if unknown.
@@ -40,9 +50,9 @@ struct StepSettings {
     /// --overlap-grad-reduce) and parameter gathers behind compute (FSDP prefetch, ZeRO-3, Megatron's
     /// --overlap-param-gather): each collective hides behind its op's own compute (cost_model.h).
     bool overlap = true;
-    /// Tensor-parallel resharding hides behind the GEMM that produces or consumes it (Megatron-Core's
-    /// --tp-comm-overlap, PyTorch async TP): opt-in in both frameworks.
-    bool tpOverlap = false;
+    /// Tensor-parallel resharding hides behind the GEMM that produces or consumes it (TpOverlap);
+    /// off by default: the forward's is opt-in in both frameworks.
+    TpOverlap tpOverlap = TpOverlap::Off;
 
     bool operator==(const StepSettings&) const = default;
 };

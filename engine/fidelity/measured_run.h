@@ -30,7 +30,7 @@ struct MeasuredRun {
     Recompute recompute = Recompute::None;
     AttentionKernel attention = AttentionKernel::Unfused; ///< the published runs predate FlashAttention
     bool overlap = true;             ///< StepSettings::overlap
-    bool tpOverlap = false;          ///< StepSettings::tpOverlap
+    TpOverlap tpOverlap = TpOverlap::Off; ///< StepSettings::tpOverlap
     int microbatches = 0;            ///< 0: the fewest that fit, as the expert tunes gradient accumulation
     RunMetric metric = RunMetric::StepSeconds;
     double measured = 0;             ///< in the metric's unit

@@ -66,7 +66,12 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
     if (r.contains("overlap"))
         run.overlap = in.boolean(r, path, "overlap");
     if (r.contains("tp_overlap"))
-        run.tpOverlap = in.boolean(r, path, "tp_overlap");
+    {
+        const auto t = parseTpOverlap(in.string(r, path, "tp_overlap"));
+        if (!t)
+            in.fail(path + ".tp_overlap", "must be off, backward or full");
+        run.tpOverlap = *t;
+    }
     run.measured = in.number(r, path, "step_time_s");
     if (!(run.measured > 0) || run.measured > 1e9)
         in.fail(path + ".step_time_s", "must be a positive number of seconds");

@@ -88,8 +88,12 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
         }
         if (s.contains("overlap"))
             plan.settings.overlap = in.boolean(s, "settings", "overlap");
-        if (s.contains("tp_overlap"))
-            plan.settings.tpOverlap = in.boolean(s, "settings", "tp_overlap");
+        if (s.contains("tp_overlap")) {
+            const auto t = parseTpOverlap(in.string(s, "settings", "tp_overlap"));
+            if (!t)
+                in.fail("settings.tp_overlap", "must be off, backward or full");
+            plan.settings.tpOverlap = *t;
+        }
         if (s.contains("optimizer")) {
             const auto o = parseOptimizer(in.string(s, "settings", "optimizer"));
             if (!o)
@@ -180,7 +184,7 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
                   {"recompute", std::string(recomputeName(plan.settings.recompute))},
                   {"attention", std::string(attentionName(plan.settings.attention))},
                   {"overlap", plan.settings.overlap},
-                  {"tp_overlap", plan.settings.tpOverlap},
+                  {"tp_overlap", std::string(tpOverlapName(plan.settings.tpOverlap))},
                   {"optimizer", std::string(optimizerName(plan.settings.optimizer))},
                   {"zero_stage", plan.settings.zeroStage}};
     json zeroAxes = json::array();

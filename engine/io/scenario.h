@@ -23,7 +23,7 @@ struct ScenarioRequest {
     std::optional<Recompute> recompute;
     std::optional<AttentionKernel> attention;
     std::optional<bool> overlap;          ///< StepSettings::overlap; replaces a plan file's (a runtime flag)
-    std::optional<bool> tpOverlap;        ///< StepSettings::tpOverlap; the same
+    std::optional<TpOverlap> tpOverlap;   ///< StepSettings::tpOverlap; the same
     std::optional<OptimizerKind> optimizer;
     std::optional<int> zeroStage;         ///< 0-3; with a baseline, the same as naming it "+zeroN"
 };

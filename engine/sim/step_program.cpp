@@ -124,7 +124,8 @@ private:
     /// hidesTensorParallelComm, its hidden share set) beside the consumer's GEMM in the forward and
     /// beside the GEMM just run otherwise (the producer's forward, the consumer's backward).
     Wait reshardWait(const CollectiveCost& cc, OpId consumer, Phase phase) const {
-        if (!options_.overlap || cc.hidden <= 0)
+        if (!options_.overlap || cc.hidden <= 0 ||
+            (phase == Phase::Forward && model_.settings().tpOverlap != TpOverlap::Full))
             return Wait::Blocking;
         return phase == Phase::Forward && model_.hidesTensorParallelComm(consumer) ? Wait::WithNext : Wait::WithLast;
     }

@@ -97,35 +97,41 @@ private slots:
     void tensorParallelOverlapAgreesWithTheSimulator_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("strategy");
-        for (const char* m : {"gpt3-1.3b", "llama2-7b", "gpt3-175b", "llama2-70b", "mixtral-8x7b"})
-            for (const char* s : {"megatron", "megatron-sp"})
-                QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(m), QLatin1String(s))))
-                    << QString::fromLatin1(m) << QString::fromLatin1(s);
+        QTest::addColumn<int>("mode");
+        for (TpOverlap mode : {TpOverlap::Backward, TpOverlap::Full})
+            for (const char* m : {"gpt3-1.3b", "llama2-7b", "gpt3-175b", "llama2-70b", "mixtral-8x7b"})
+                for (const char* s : {"megatron", "megatron-sp"})
+                    QTest::newRow(qPrintable(QStringLiteral("%1 %2 %3")
+                                                 .arg(QLatin1String(m), QLatin1String(s),
+                                                      QString::fromStdString(std::string(tpOverlapName(mode))))))
+                        << QString::fromLatin1(m) << QString::fromLatin1(s) << int(mode);
     }
     void tensorParallelOverlapAgreesWithTheSimulator() {
         // The analytic cost hides each resharding next to a linear layer behind its GEMMs; the
         // simulator runs it beside that GEMM on the communication stream.
         QFETCH(QString, model);
         QFETCH(QString, strategy);
+        QFETCH(int, mode);
         StepSettings settings;
         settings.microbatches = 2;
         settings.recompute = Recompute::Selective;
-        settings.tpOverlap = true;
+        settings.tpOverlap = TpOverlap(mode);
         const Graph g = loadModel(ModelRequest{model.toStdString(), {"layers=4"}, std::nullopt}, 2);
         const Cluster c = clusterPreset("dgx-a100", 2);
         const Mesh mesh = Mesh::parse("data=2,model=8");
         const Plan plan = baselinePlan(g, mesh, strategy.toStdString(), settings);
         const CostModel cm(g, c, mesh, plan.settings);
         StepSettings plain = plan.settings;
-        plain.tpOverlap = false;
+        plain.tpOverlap = TpOverlap::Off;
         const auto e = evaluate(cm, plan);
         const auto without = evaluate(CostModel(cm, plain), plan);
         const auto sim = simulate(cm, plan, SimOptions{true, 25e6});
-        // Measured: analytic / simulated 0.968-0.9999 (megatron-sp lowest: its all-gathers and
-        // reduce-scatters queue on the one communication stream); 9-15% faster than without.
+        // Measured: analytic / simulated 0.997-0.9999 with the backward's overlap (1-11% faster than
+        // without), 0.962-0.9999 with all of it (megatron-sp lowest: its all-gathers and
+        // reduce-scatters queue on the one communication stream; 7-19% faster).
         QVERIFY2(std::abs(e->stepTime / sim->stepTime - 1) <= 0.04,
                  qPrintable(QStringLiteral("analytic %1 simulated %2").arg(e->stepTime).arg(sim->stepTime)));
-        QVERIFY(e->stepTime < 0.95 * without->stepTime);
+        QVERIFY(e->stepTime < (TpOverlap(mode) == TpOverlap::Full ? 0.95 : 0.99) * without->stepTime);
     }
     void overlapHidesGradientSynchronisation() {
         // Data parallel on one node: the bucketed all-reduces run behind the backward.

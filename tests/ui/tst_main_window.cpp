@@ -218,8 +218,10 @@ private slots:
         QCOMPARE(w.findChild<QComboBox*>(QStringLiteral("attention"))->currentText(), QStringLiteral("unfused"));
         auto* overlap = w.findChild<QComboBox*>(QStringLiteral("overlap"));
         QCOMPARE(overlap->currentData().toInt(), 0);
+        overlap->setCurrentIndex(overlap->findData(3));
+        QVERIFY(s->searchSettings().overlap && s->searchSettings().tpOverlap == TpOverlap::Full);
         overlap->setCurrentIndex(overlap->findData(2));
-        QVERIFY(s->searchSettings().overlap && s->searchSettings().tpOverlap);
+        QCOMPARE(s->searchSettings().tpOverlap, TpOverlap::Backward);
     }
     void badInputKeepsWhatWasLoaded() {
         MainWindow w(nullptr, 1);

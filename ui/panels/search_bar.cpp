@@ -55,11 +55,13 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     overlap_ = new QComboBox(this);
     overlap_->setObjectName(QStringLiteral("overlap"));
     overlap_->addItem(tr("gradients + gathers"), 1);
-    overlap_->addItem(tr("+ tensor parallel"), 2);
+    overlap_->addItem(tr("+ TP backward"), 2);
+    overlap_->addItem(tr("+ TP all"), 3);
     overlap_->addItem(tr("none"), 0);
     overlap_->setToolTip(tr("What runs behind compute: bucketed gradient reduction and prefetched ZeRO-3 gathers "
-                            "(DDP, FSDP); also tensor-parallel collectives beside their GEMMs (Megatron-Core "
-                            "--tp-comm-overlap, async TP); or nothing"));
+                            "(DDP, FSDP); also the backward's tensor-parallel collectives beside the weight-gradient "
+                            "GEMMs (Megatron's async all-reduce); also the forward's (Megatron-Core --tp-comm-overlap, "
+                            "async TP); or nothing"));
     zero_ = new QComboBox(this);
     zero_->setObjectName(QStringLiteral("zero"));
     zero_->addItem(tr("auto"), -1);
@@ -154,8 +156,9 @@ std::variant<SearchSettings, QString> SearchBar::settings() const {
     if (zero_->currentData().toInt() >= 0)
         s.zeroStage = zero_->currentData().toInt();
     s.attention = static_cast<AttentionKernel>(attention_->currentData().toInt());
-    s.overlap = overlap_->currentData().toInt() >= 1;
-    s.tpOverlap = overlap_->currentData().toInt() == 2;
+    const int overlap = overlap_->currentData().toInt();
+    s.overlap = overlap >= 1;
+    s.tpOverlap = overlap == 3 ? TpOverlap::Full : overlap == 2 ? TpOverlap::Backward : TpOverlap::Off;
     return s;
 }
 
@@ -172,7 +175,7 @@ void SearchBar::setSettings(const SearchSettings& s) {
     recompute_->setCurrentIndex(s.recompute ? static_cast<int>(*s.recompute) + 1 : 0);
     zero_->setCurrentIndex(zero_->findData(s.zeroStage.value_or(-1)));
     attention_->setCurrentIndex(attention_->findData(static_cast<int>(s.attention)));
-    overlap_->setCurrentIndex(overlap_->findData(s.overlap ? (s.tpOverlap ? 2 : 1) : 0));
+    overlap_->setCurrentIndex(overlap_->findData(!s.overlap ? 0 : 1 + static_cast<int>(s.tpOverlap)));
     updating_ = false;
 }
 

@@ -19,7 +19,7 @@ struct SearchSettings {
     std::optional<int> zeroStage;                ///< nullopt: auto; else 0-3 over the data axis
     AttentionKernel attention = AttentionKernel::Fused; ///< a fixed setting, never searched
     bool overlap = true;                         ///< StepSettings::overlap, fixed
-    bool tpOverlap = false;                      ///< StepSettings::tpOverlap, fixed
+    TpOverlap tpOverlap = TpOverlap::Off;        ///< StepSettings::tpOverlap, fixed
 
     bool operator==(const SearchSettings&) const = default;
 };
