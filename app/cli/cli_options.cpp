@@ -33,7 +33,7 @@ std::string usageText() {
            "A+B|PLAN.json]\n"
            "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
            "                 [--attention fused|unfused] [--overlap on|off] [--tp-overlap off|backward|full]\n"
-           "                 [--optimizer adam|sgd] [--plan-out PLAN.json] [--json]\n"
+           "                 [--optimizer adam|sgd] [--bucket-mb 25] [--plan-out PLAN.json] [--json]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
            "                 [--zero auto|0-3] [--recompute auto|none|selective|full] [--microbatches auto|M]\n"
            "                 (a setting not given is auto: the search chooses it with the strategies)\n"
@@ -42,7 +42,7 @@ std::string usageText() {
            "                 [--plan-out PLAN.json] [--json]        build the plan tactic by tactic (PartIR)\n"
            "  shardscope-cli explain --model ... --cluster ... --plan PLAN.json --op NAME [--json]\n"
            "                                                   why this op is split as it is\n"
-           "  shardscope-cli simulate ... --strategy NAME|PLAN.json [--bucket-mb N]\n"
+           "  shardscope-cli simulate ... --strategy NAME|PLAN.json\n"
            "                 [--trace out.json] [--events out.json] [--devices all|0-7,64] [--json]\n"
            "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--out C2.cluster.json] [--json]\n"
            "                 fit the cluster's efficiencies to measured step times (least squares)\n"
@@ -149,9 +149,21 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.scenario.tpOverlap = parseTpOverlap(v);
             if (!o.scenario.tpOverlap)
                 throw InputError(a + " " + v + ": expected off, backward or full");
-        } else if (a == "--bucket-mb" && o.command == "simulate")
-            o.bucketMb = positiveInt(a, value());
-        else if (a == "--trace" && o.command == "simulate")
+        } else if (a == "--bucket-mb") {
+            const std::string& v = value();
+            double mb = 0;
+            try {
+                std::size_t used = 0;
+                mb = std::stod(v, &used);
+                if (used != v.size())
+                    mb = 0;
+            } catch (const std::exception&) {
+                mb = 0;
+            }
+            if (!(mb >= kMinBucketMb && mb <= kMaxBucketMb))
+                throw InputError("--bucket-mb " + v + ": expected megabytes between 0.001 and 100000");
+            o.scenario.bucketBytes = mb * 1e6;
+        } else if (a == "--trace" && o.command == "simulate")
             o.tracePath = value();
         else if (a == "--events" && o.command == "simulate")
             o.eventsPath = value();

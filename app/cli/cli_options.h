@@ -22,7 +22,6 @@ struct CliOptions {
     int threads = 0;             ///< search: --threads (0 = hardware)
     bool quick = false;          ///< bench: --quick
     std::string benchSuite = "all"; ///< bench: --suite all|speed|quality|fidelity (--fidelity)
-    double bucketMb = 25;        ///< simulate: --bucket-mb
     std::string tracePath;       ///< simulate: --trace out.json
     std::string eventsPath;      ///< simulate: --events out.json
     std::string devices;         ///< simulate: --devices all|0-7,64 (default: node 0 and one per class)

@@ -16,7 +16,6 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
     const CostModel model(s.graph, s.cluster, s.plan.mesh, s.plan.settings);
     SimOptions sim;
     sim.overlap = s.plan.settings.overlap;
-    sim.bucketBytes = options.bucketMb * 1e6;
     const int devices = s.plan.mesh.deviceCount();
     // Checked before the simulation, so a bad list fails fast.
     const std::vector<int> chosen = options.devices.empty() ? std::vector<int>{} : parseDeviceList(options.devices, devices);

@@ -38,6 +38,10 @@ void Cluster::validate(const std::string& where) const {
         throw InputError(where + ": field 'device.memory_bandwidth' must be positive");
     if (!(device.efficiency > 0 && device.efficiency <= 1))
         throw InputError(where + ": field 'device.efficiency' must be in (0, 1]");
+    if (!(device.attentionEfficiency > 0 && device.attentionEfficiency <= 1))
+        throw InputError(where + ": field 'device.attention_efficiency' must be in (0, 1]");
+    if (!(device.memoryEfficiency > 0 && device.memoryEfficiency <= 1))
+        throw InputError(where + ": field 'device.memory_efficiency' must be in (0, 1]");
     if (device.launchFloor < 0)
         throw InputError(where + ": field 'device.launch_floor_s' must not be negative");
     for (std::size_t i = 0; i < levels.size(); ++i) {
@@ -48,6 +52,11 @@ void Cluster::validate(const std::string& where) const {
             throw InputError(field + ".bandwidth' must be positive");
         if (levels[i].latency < 0)
             throw InputError(field + ".latency_s' must not be negative");
+        if (levels[i].baseLatency < 0)
+            throw InputError(field + ".base_latency_s' must not be negative");
+        // Above 1 only with in-switch reduction (NVLink SHARP reaches 482 GB/s bus bandwidth on 450).
+        if (!(levels[i].efficiency > 0 && levels[i].efficiency <= 2))
+            throw InputError(field + ".efficiency' must be in (0, 2]");
     }
 }
 

@@ -3,6 +3,7 @@
 #include "engine/util/enum_names.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace shardscope {
@@ -23,20 +24,6 @@ constexpr EnumNames<CollectiveKind, 5> kBadges{{{{CollectiveKind::AllReduce, "AR
 std::string_view collectiveName(CollectiveKind k) { return kNames.name(k); }
 
 std::string_view collectiveBadge(CollectiveKind k) { return kBadges.name(k); }
-
-double allReduceTime(int n, double bytes, double bw, double lat) {
-    if (n <= 1)
-        return 0;
-    return 2.0 * (n - 1) / n * bytes / bw + 2.0 * (n - 1) * lat;
-}
-
-double allGatherTime(int n, double bytes, double bw, double lat) {
-    if (n <= 1)
-        return 0;
-    return double(n - 1) / n * bytes / bw + double(n - 1) * lat;
-}
-
-double allToAllTime(int n, double bytes, double bw, double lat) { return allGatherTime(n, bytes, bw, lat); }
 
 GroupSpan spanOfGroup(const Cluster& cluster, const std::vector<int>& ids) {
     GroupSpan span;
@@ -97,49 +84,78 @@ double CommModel::time(CollectiveKind kind, AxisSet axes, double bytes) const {
     return t;
 }
 
+double CommModel::coalescedTime(CollectiveKind kind, AxisSet axes, double bytes, double bucket) const {
+    if (bytes >= bucket)
+        return time(kind, axes, bytes);
+    return bytes / bucket * time(kind, axes, bucket);
+}
+
+std::vector<double> CommModel::levelShares(const GroupSpan& s, CollectiveKind kind) const {
+    std::vector<double> share(cluster_.levels.size(), 0.0);
+    if (!s.aligned || kind == CollectiveKind::SendRecv) {
+        share[std::size_t(s.slowestLevel)] = 1;
+        return share;
+    }
+    // inside = the group's devices in one child of level l (one device at level 0); a ring
+    // crosses level l on 1/inside of its hops and the levels inside it carry the rest, an
+    // all-to-all sends across level l to the peers in its parent's child outside its own child.
+    double inside = 1;
+    for (int l = 0; l <= s.slowestLevel; ++l) {
+        const bool outermost = l == s.slowestLevel;
+        const double next = outermost ? s.size : inside * s.perLevel[std::size_t(l)];
+        if (kind == CollectiveKind::AllToAll)
+            share[std::size_t(l)] = (next - inside) / (s.size - 1);
+        else
+            share[std::size_t(l)] = outermost ? 1 / inside : 1 / inside - 1 / next;
+        inside = next;
+    }
+    return share;
+}
+
+double CommModel::bandwidthTime(const GroupSpan& s, CollectiveKind kind, double sent) const {
+    const std::vector<double> share = levelShares(s, kind);
+    double t = 0;
+    for (std::size_t l = 0; l < share.size(); ++l)
+        if (share[l] > 0)
+            t = std::max(t, sent * share[l] / cluster_.levels[l].achievedBandwidth());
+    return t;
+}
+
+double CommModel::treeLatency(const GroupSpan& s) const {
+    // NCCL's tree: a chain through the devices inside a node, a binary tree over each outer level;
+    // reduce up, broadcast down.
+    double steps = 0;
+    for (std::size_t l = 0; l < s.perLevel.size(); ++l) {
+        const int n = s.perLevel[l];
+        steps += (l == 0 ? n - 1 : std::ceil(std::log2(double(n)))) * cluster_.levels[l].latency;
+    }
+    return 2 * steps;
+}
+
 double CommModel::spanTime(const GroupSpan& s, CollectiveKind kind, double bytes) const {
     if (s.size <= 1 || bytes <= 0)
         return 0;
-    const LinkLevel& slow = cluster_.levels[static_cast<std::size_t>(s.slowestLevel)];
-    int levelsSpanned = 0;
-    for (int n : s.perLevel)
-        levelsSpanned += n > 1 ? 1 : 0;
-    const bool hierarchical = s.aligned && levelsSpanned > 1;
+    const int n = s.size;
+    const LinkLevel& outer = cluster_.levels[static_cast<std::size_t>(s.slowestLevel)];
+    const double hop = outer.latency;
+    double t = 0;
     switch (kind) {
     case CollectiveKind::SendRecv:
-        return bytes / slow.bandwidth + slow.latency;
+        t = bandwidthTime(s, kind, bytes) + hop;
+        break;
     case CollectiveKind::AllToAll:
-        return allToAllTime(s.size, bytes, slow.bandwidth, slow.latency);
-    case CollectiveKind::AllReduce: {
-        if (!hierarchical)
-            return allReduceTime(s.size, bytes, slow.bandwidth, slow.latency);
-        // Reduce-scatter inside each inner level, all-reduce across the outermost, all-gather back.
-        double t = 0, chunk = bytes;
-        for (int l = 0; l < s.slowestLevel; ++l) {
-            const int n = s.perLevel[static_cast<std::size_t>(l)];
-            const LinkLevel& lv = cluster_.levels[static_cast<std::size_t>(l)];
-            t += 2.0 * allGatherTime(n, chunk, lv.bandwidth, lv.latency);
-            chunk /= n;
-        }
-        return t + allReduceTime(s.perLevel[static_cast<std::size_t>(s.slowestLevel)], chunk, slow.bandwidth,
-                                 slow.latency);
-    }
     case CollectiveKind::AllGather:
-    case CollectiveKind::ReduceScatter: {
-        if (!hierarchical)
-            return allGatherTime(s.size, bytes, slow.bandwidth, slow.latency);
-        // Across the outer levels on the inner-level shard, then inside on the full buffer.
-        double t = 0, chunk = bytes;
-        for (int l = 0; l <= s.slowestLevel; ++l) {
-            const int n = s.perLevel[static_cast<std::size_t>(l)];
-            const LinkLevel& lv = cluster_.levels[static_cast<std::size_t>(l)];
-            t += allGatherTime(n, chunk, lv.bandwidth, lv.latency);
-            chunk /= n;
-        }
-        return t;
+    case CollectiveKind::ReduceScatter:
+        t = bandwidthTime(s, kind, double(n - 1) / n * bytes) + double(n - 1) * hop;
+        break;
+    case CollectiveKind::AllReduce: {
+        const double ring = bandwidthTime(s, kind, 2.0 * (n - 1) / n * bytes) + 2.0 * (n - 1) * hop;
+        const double tree = bandwidthTime(s, kind, 2.0 * bytes) + treeLatency(s);
+        t = std::min(ring, tree);
+        break;
     }
     }
-    return 0;
+    return outer.baseLatency + t;
 }
 
 std::vector<double> CommModel::bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const {
@@ -147,24 +163,10 @@ std::vector<double> CommModel::bytesPerLevel(CollectiveKind kind, AxisSet axes, 
     std::vector<double> out(cluster_.levels.size(), 0.0);
     if (s.size <= 1 || bytes <= 0)
         return out;
-    int levelsSpanned = 0;
-    for (int n : s.perLevel)
-        levelsSpanned += n > 1 ? 1 : 0;
-    const bool hierarchical = s.aligned && levelsSpanned > 1 &&
-                              (kind == CollectiveKind::AllReduce || kind == CollectiveKind::AllGather ||
-                               kind == CollectiveKind::ReduceScatter);
-    if (!hierarchical) {
-        out[std::size_t(s.slowestLevel)] = bytesSent(kind, axes, bytes);
-        return out;
-    }
-    double chunk = bytes;
-    for (int l = 0; l <= s.slowestLevel; ++l) {
-        const int n = s.perLevel[std::size_t(l)];
-        const double share = double(n - 1) / n * chunk;
-        // An all-reduce scatters and gathers inside each inner level and all-reduces across the outermost.
-        out[std::size_t(l)] = kind == CollectiveKind::AllReduce ? 2 * share : share;
-        chunk /= n;
-    }
+    const std::vector<double> share = levelShares(s, kind);
+    const double sent = bytesSent(kind, axes, bytes);
+    for (std::size_t l = 0; l < out.size(); ++l)
+        out[l] = sent * share[l];
     return out;
 }
 

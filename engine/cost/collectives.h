@@ -1,14 +1,25 @@
 #pragma once
-// Alpha-beta costs of collectives (DESIGN 2.5), in one place.
+// Costs of collectives as NCCL runs them (DESIGN 2.5), in one place.
 //
-// For a group of n devices, per-device bandwidth B and latency a, with S the bytes of the full
-// (unsharded-on-that-group) buffer:
-//   all-reduce              2(n-1)/n * S/B + 2(n-1)a
+// For a group of n devices with bus bandwidth B and per-step latency a, with S the bytes of the
+// full (unsharded-on-that-group) buffer:
+//   ring all-reduce            2(n-1)/n * S/B + 2(n-1)a
+//   tree all-reduce            2 S/B + 2 (chain inside the node + log2 of each outer level) a
+//   all-reduce                 the faster of the two, as NCCL's tuner picks (trees for small
+//                              messages over many nodes, rings for large ones)
 //   all-gather, reduce-scatter (n-1)/n * S/B + (n-1)a      (S = the gathered / un-scattered size)
-//   all-to-all              (n-1)/n * S/B + (n-1)a        (S = the bytes each device holds)
-//   send/recv (halo)        S/B + a                       (S = bytes each device sends)
-// Groups spanning several link levels use the hierarchical form: reduce-scatter inside each level
-// from the innermost out, all-reduce across the outermost level, all-gather back in.
+//   all-to-all                 per level, the bytes that leave one child of it over its links
+//   send/recv (halo)           S/B + a                     (S = bytes each device sends)
+// S/B is the slowest level's share: a ring over a group with k of its devices inside each child of
+// a level sends 1/k of its bytes across that level (the ring leaves each child once per channel,
+// NCCL spreads the channels over every device's link), the rest over the inner levels; each level
+// moves its share at its achieved bandwidth (spec x efficiency), all levels at once. a is the
+// latency of the outermost level spanned: every ring step waits for its slowest hop. Every
+// collective also pays that level's base latency once (kernel launch and protocol set-up).
+// Worked example, all-reduce of 1 GB over 2 DGX A100 nodes (n 16, NVLink 300 GB/s x 0.775, HDR
+// 25 GB/s x 0.96 per GPU): the ring sends 2 x 15/16 x 1 GB = 1.875 GB per device, 7/8 of it on
+// NVLink (7.06 ms at 232.5 GB/s) and 1/8 across nodes (9.77 ms at 24 GB/s), so 9.77 ms + 30 a
+// + base: a bus bandwidth of 192 GB/s, the 8 NICs' 8 x 24.
 
 #include "engine/cluster/cluster.h"
 #include "engine/cluster/mesh.h"
@@ -24,13 +35,6 @@ enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, SendR
 std::string_view collectiveName(CollectiveKind k);
 /// Badge text: "AR", "AG", "RS", "A2A", "SR".
 std::string_view collectiveBadge(CollectiveKind k);
-
-/// Flat ring all-reduce time over `n` devices of `bytes`, bandwidth `bw`, latency `lat`.
-double allReduceTime(int n, double bytes, double bw, double lat);
-/// Flat all-gather (or reduce-scatter) time; `bytes` is the gathered size.
-double allGatherTime(int n, double bytes, double bw, double lat);
-/// Flat all-to-all time; `bytes` is what each device holds.
-double allToAllTime(int n, double bytes, double bw, double lat);
 
 /// How a group of devices spreads over the link levels.
 struct GroupSpan {
@@ -61,16 +65,25 @@ public:
 
     /// Time of collective `kind` over the devices spanned by `axes`, with `bytes` as in the header.
     double time(CollectiveKind kind, AxisSet axes, double bytes) const;
+    /// Seconds of a collective on `bytes` that the framework coalesces with others into buckets of
+    /// `bucket` bytes (gradient reductions, parameter gathers): one smaller than a bucket costs its
+    /// share of a whole bucket's collective, bytes / bucket x time(bucket), so a bucket of small
+    /// tensors pays the latencies once; a larger one (or `bucket` 0) costs time(bytes).
+    double coalescedTime(CollectiveKind kind, AxisSet axes, double bytes, double bucket) const;
     /// Bytes each device sends for the collective (the traffic it adds to links).
     double bytesSent(CollectiveKind kind, AxisSet axes, double bytes) const;
-    /// Bytes each device sends on each link level for the collective (in its slowest group), split
-    /// the way time() splits a hierarchical collective; sums to bytesSent() for flat groups.
+    /// Bytes each device sends on each link level for the collective (in its slowest group): a ring
+    /// over a group with k of its devices inside each node sends 1/k of its bytes across nodes.
+    /// Sums to bytesSent().
     std::vector<double> bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const;
     /// The distinct spans of the groups along `axes` (one on a mesh that nests into the levels).
     const std::vector<GroupSpan>& spans(AxisSet axes) const { return spans_[axes]; }
 
 private:
     double spanTime(const GroupSpan& s, CollectiveKind kind, double bytes) const;
+    double treeLatency(const GroupSpan& s) const;
+    std::vector<double> levelShares(const GroupSpan& s, CollectiveKind kind) const;
+    double bandwidthTime(const GroupSpan& s, CollectiveKind kind, double sent) const;
     const GroupSpan& slowest(CollectiveKind kind, AxisSet axes, double bytes) const;
 
     const Cluster& cluster_;

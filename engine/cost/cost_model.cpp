@@ -75,7 +75,7 @@ double CostModel::backwardFlops(OpId o) const {
 
 double CostModel::computeSeconds(double flops, double bytes, DType dtype) const {
     const DeviceSpec& d = cluster_.device;
-    return std::max({flops / (d.peakFor(dtype) * d.efficiency), bytes / d.memoryBandwidth, d.launchFloor});
+    return std::max({flops / (d.peakFor(dtype) * d.efficiency), bytes / d.achievedMemoryBandwidth(), d.launchFloor});
 }
 
 CollectiveCost CostModel::collective(CollectiveKind kind, AxisSet axes, double bytes, int count, Phase phase,
@@ -84,7 +84,9 @@ CollectiveCost CostModel::collective(CollectiveKind kind, AxisSet axes, double b
     c.kind = kind;
     c.axes = axes;
     c.bytes = bytes;
-    c.time = comm_.time(kind, axes, bytes);
+    const bool coalesced = purpose == CommPurpose::GradientSync || purpose == CommPurpose::ParameterGather;
+    c.bucket = coalesced ? settings_.bucketBytes : 0;
+    c.time = comm_.coalescedTime(kind, axes, bytes, c.bucket);
     c.bytesSent = comm_.bytesSent(kind, axes, bytes);
     c.count = count;
     c.phase = phase;
@@ -118,7 +120,7 @@ bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
         return false;
     const Op& op = graph_.op(o);
     if (a.zeroStage != b.zeroStage || a.zeroAxes != b.zeroAxes || a.optimizer != b.optimizer ||
-        a.overlap != b.overlap)
+        a.overlap != b.overlap || a.bucketBytes != b.bucketBytes)
         for (TensorId t : op.inputs)
             if (graph_.tensor(t).role == TensorRole::Parameter && graph_.parameterOwner(t) == o)
                 return false;
@@ -200,7 +202,7 @@ void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, Op
         cost.transient += bytes;
     }
     const double updated = elements / (stage >= 1 ? nz : 1);
-    cost.optimizer += std::max(updated * optimizerTrafficBytes(settings_.optimizer) / cluster_.device.memoryBandwidth,
+    cost.optimizer += std::max(updated * optimizerTrafficBytes(settings_.optimizer) / cluster_.device.achievedMemoryBandwidth(),
                                cluster_.device.launchFloor);
 }
 

@@ -29,6 +29,7 @@ struct CollectiveCost {
     double time = 0;        ///< seconds per occurrence
     double hidden = 0;      ///< of those, seconds run behind compute (StepSettings::overlap, tpOverlap)
     double bytesSent = 0;   ///< bytes each device sends per occurrence
+    double bucket = 0;      ///< bytes of the bucket it is coalesced into (CommModel::coalescedTime); 0 alone
     int count = 1;          ///< occurrences per step
     Phase phase = Phase::Forward;
     CommPurpose purpose = CommPurpose::Resharding;

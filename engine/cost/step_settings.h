@@ -38,6 +38,10 @@ std::string_view optimizerName(OptimizerKind o);
 /// Parses an optimizer name; nullopt if unknown.
 std::optional<OptimizerKind> parseOptimizer(std::string_view name);
 
+/// The bucket sizes accepted from files and the command line, in MB (StepSettings::bucketBytes).
+constexpr double kMinBucketMb = 0.001;
+constexpr double kMaxBucketMb = 1e5;
+
 /// What a step does besides the graph's forward: the graph is one micro-batch.
 struct StepSettings {
     int microbatches = 1;                      ///< gradient-accumulation steps per optimizer step
@@ -53,6 +57,11 @@ struct StepSettings {
     /// Tensor-parallel resharding hides behind the GEMM that produces or consumes it (TpOverlap);
     /// off by default: the forward's is opt-in in both frameworks.
     TpOverlap tpOverlap = TpOverlap::Off;
+    /// Parameter collectives (gradient reductions, ZeRO gathers) coalesce into buckets of this many
+    /// bytes, as PyTorch DDP (bucket_cap_mb, 25 MB by default), FSDP (one flat parameter per unit) and
+    /// Megatron's distributed optimizer do: a bucket of small tensors pays its latencies once
+    /// (CommModel::coalescedTime), and the simulator reduces gradients bucket by bucket.
+    double bucketBytes = 25e6;
 
     bool operator==(const StepSettings&) const = default;
 };

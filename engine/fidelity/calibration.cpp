@@ -23,11 +23,15 @@ std::vector<Knob> knobs(const Cluster& c) {
     std::vector<Knob> k{{"device.efficiency", [](Cluster& x) -> double& { return x.device.efficiency; }, 1.0},
                         {"device.attention_efficiency",
                          [](Cluster& x) -> double& { return x.device.attentionEfficiency; }, 1.0},
-                        {"device.memory_bandwidth", [](Cluster& x) -> double& { return x.device.memoryBandwidth; }}};
+                        {"device.memory_efficiency",
+                         [](Cluster& x) -> double& { return x.device.memoryEfficiency; }, 1.0}};
+    // A link's achieved fraction stays at most its specification: collectives measured faster than
+    // that hide communication the model does not price, which is not the link's doing.
     for (std::size_t i = 0; i < c.levels.size(); ++i) {
         const std::string level = "levels[" + std::to_string(i) + "]";
-        k.push_back({level + ".bandwidth", [i](Cluster& x) -> double& { return x.levels[i].bandwidth; }});
+        k.push_back({level + ".efficiency", [i](Cluster& x) -> double& { return x.levels[i].efficiency; }, 1.0});
         k.push_back({level + ".latency", [i](Cluster& x) -> double& { return x.levels[i].latency; }});
+        k.push_back({level + ".base_latency", [i](Cluster& x) -> double& { return x.levels[i].baseLatency; }});
     }
     return k;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Fitting a cluster's efficiencies to measured runs (`shardscope-cli calibrate`): the device's GEMM
-// efficiency, its fused-attention efficiency, its achieved memory bandwidth (memory-bound ops), and
-// each link level's bandwidth and latency, by least squares on log(predicted / measured) step
+// efficiency, its fused-attention efficiency, its achieved fraction of memory bandwidth (memory-bound
+// ops), and each link level's achieved fraction of bandwidth, latency per ring step and base latency
+// per collective, by least squares on log(predicted / measured) step
 // times (Levenberg-Marquardt over the logarithms of the parameters, so they stay positive;
 // efficiencies are capped at 1), with a Gaussian prior at the start cluster: runs weigh as measured
 // to 2%, parameters as known to a factor of e^0.5. A parameter the runs cannot pin down stays near its
@@ -22,7 +23,7 @@ namespace shardscope {
 
 /// One fitted quantity.
 struct CalibratedParameter {
-    std::string name;   ///< "device.efficiency", "levels[1].bandwidth", ...
+    std::string name;   ///< "device.efficiency", "levels[1].efficiency", ...
     double initial = 0;
     double fitted = 0;
 };

@@ -59,6 +59,7 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
             settings.attention = run.attention;
             settings.overlap = run.overlap;
             settings.tpOverlap = run.tpOverlap;
+            settings.bucketBytes = run.bucketBytes;
             settings.microbatches = m;
             const Plan plan = baselinePlan(g, mesh, run.strategy, settings);
             const CostModel model(g, cluster, mesh, plan.settings);

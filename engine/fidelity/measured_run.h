@@ -31,6 +31,7 @@ struct MeasuredRun {
     AttentionKernel attention = AttentionKernel::Unfused; ///< the published runs predate FlashAttention
     bool overlap = true;             ///< StepSettings::overlap
     TpOverlap tpOverlap = TpOverlap::Off; ///< StepSettings::tpOverlap
+    double bucketBytes = StepSettings{}.bucketBytes; ///< StepSettings::bucketBytes
     int microbatches = 0;            ///< 0: the fewest that fit, as the expert tunes gradient accumulation
     RunMetric metric = RunMetric::StepSeconds;
     double measured = 0;             ///< in the metric's unit

@@ -17,7 +17,8 @@ Cluster parseClusterJson(const std::string& text, const std::string& source) {
     c.name = in.string(doc, "", "name");
     const json& d = in.object(doc, "", "device");
     in.checkKnown(d, "device",
-                  {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "efficiency", "attention_efficiency", "launch_floor_s"});
+                  {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "memory_efficiency", "efficiency",
+                   "attention_efficiency", "launch_floor_s"});
     c.device.name = in.string(d, "device", "name");
     const json& peaks = in.object(d, "device", "peak_flops");
     for (auto it = peaks.begin(); it != peaks.end(); ++it) {
@@ -28,6 +29,8 @@ Cluster parseClusterJson(const std::string& text, const std::string& source) {
     }
     c.device.memoryBytes = in.number(d, "device", "memory_bytes");
     c.device.memoryBandwidth = in.number(d, "device", "memory_bandwidth");
+    if (d.contains("memory_efficiency"))
+        c.device.memoryEfficiency = in.number(d, "device", "memory_efficiency");
     if (d.contains("efficiency"))
         c.device.efficiency = in.number(d, "device", "efficiency");
     if (d.contains("attention_efficiency"))
@@ -40,7 +43,7 @@ Cluster parseClusterJson(const std::string& text, const std::string& source) {
         const json& l = levels[i];
         if (!l.is_object())
             in.fail(path, "must be an object");
-        in.checkKnown(l, path, {"name", "size", "bandwidth", "latency_s"});
+        in.checkKnown(l, path, {"name", "size", "bandwidth", "latency_s", "efficiency", "base_latency_s"});
         LinkLevel level;
         level.name = in.string(l, path, "name");
         const long long size = in.integer(l, path, "size");
@@ -49,6 +52,10 @@ Cluster parseClusterJson(const std::string& text, const std::string& source) {
         level.size = static_cast<int>(size);
         level.bandwidth = in.number(l, path, "bandwidth");
         level.latency = in.number(l, path, "latency_s");
+        if (l.contains("efficiency"))
+            level.efficiency = in.number(l, path, "efficiency");
+        if (l.contains("base_latency_s"))
+            level.baseLatency = in.number(l, path, "base_latency_s");
         c.levels.push_back(level);
     }
     c.validate(source);
@@ -61,7 +68,12 @@ std::string clusterToJson(const Cluster& c) {
         peaks[std::string(dtypeName(d))] = v;
     json levels = json::array();
     for (const LinkLevel& l : c.levels)
-        levels.push_back({{"name", l.name}, {"size", l.size}, {"bandwidth", l.bandwidth}, {"latency_s", l.latency}});
+        levels.push_back({{"name", l.name},
+                          {"size", l.size},
+                          {"bandwidth", l.bandwidth},
+                          {"latency_s", l.latency},
+                          {"efficiency", l.efficiency},
+                          {"base_latency_s", l.baseLatency}});
     json doc{{"format", "shardscope-cluster"},
              {"version", 1},
              {"name", c.name},
@@ -70,6 +82,7 @@ std::string clusterToJson(const Cluster& c) {
                {"peak_flops", peaks},
                {"memory_bytes", c.device.memoryBytes},
                {"memory_bandwidth", c.device.memoryBandwidth},
+               {"memory_efficiency", c.device.memoryEfficiency},
                {"efficiency", c.device.efficiency},
                {"attention_efficiency", c.device.attentionEfficiency},
                {"launch_floor_s", c.device.launchFloor}}},
@@ -81,7 +94,8 @@ Cluster withNodes(Cluster c, int nodes) {
     if (nodes < 1)
         throw InputError("--nodes: must be at least 1, got " + std::to_string(nodes));
     if (c.levels.size() < 2)
-        c.levels.push_back(LinkLevel{"cluster", 1, c.levels.front().bandwidth, c.levels.front().latency});
+        c.levels.push_back(LinkLevel{"cluster", 1, c.levels.front().bandwidth, c.levels.front().latency,
+                                     c.levels.front().efficiency, c.levels.front().baseLatency});
     c.levels[1].size = nodes;
     return c;
 }

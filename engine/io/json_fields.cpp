@@ -80,6 +80,17 @@ double JsonFields::number(const nlohmann::json& obj, const std::string& path, co
     return v.get<double>();
 }
 
+double JsonFields::numberIn(const nlohmann::json& obj, const std::string& path, const char* key, double low,
+                            double high) const {
+    const double v = number(obj, path, key);
+    if (!(v >= low && v <= high)) {
+        std::ostringstream range;
+        range << "must be between " << low << " and " << high;
+        fail(path.empty() ? key : path + "." + key, range.str());
+    }
+    return v;
+}
+
 long long JsonFields::integer(const nlohmann::json& obj, const std::string& path, const char* key) const {
     const auto& v = field(obj, path, key);
     if (!v.is_number_integer())

@@ -28,6 +28,9 @@ public:
     std::string string(const nlohmann::json& obj, const std::string& path, const char* key) const;
     /// The number at `obj[key]`; throws when missing or not a number.
     double number(const nlohmann::json& obj, const std::string& path, const char* key) const;
+    /// The number at `obj[key]`, which must lie in [`low`, `high`]; throws naming the range otherwise.
+    double numberIn(const nlohmann::json& obj, const std::string& path, const char* key, double low,
+                    double high) const;
     /// The integer at `obj[key]`; throws when missing or not an integer.
     long long integer(const nlohmann::json& obj, const std::string& path, const char* key) const;
     /// The boolean at `obj[key]`; throws when missing or not true/false.

@@ -24,7 +24,7 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
         in.fail(path, "must be an object");
     in.checkKnown(r, path,
                   {"name", "model", "set", "nodes", "mesh", "strategy", "batch", "microbatches", "recompute",
-                   "attention", "overlap", "tp_overlap", "step_time_s"});
+                   "attention", "overlap", "tp_overlap", "bucket_mb", "step_time_s"});
     MeasuredRun run;
     run.name = r.contains("name") ? in.string(r, path, "name") : "run " + std::to_string(index + 1);
     run.source = in.source();
@@ -72,6 +72,8 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
             in.fail(path + ".tp_overlap", "must be off, backward or full");
         run.tpOverlap = *t;
     }
+    if (r.contains("bucket_mb"))
+        run.bucketBytes = in.numberIn(r, path, "bucket_mb", kMinBucketMb, kMaxBucketMb) * 1e6;
     run.measured = in.number(r, path, "step_time_s");
     if (!(run.measured > 0) || run.measured > 1e9)
         in.fail(path + ".step_time_s", "must be a positive number of seconds");

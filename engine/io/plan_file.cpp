@@ -66,8 +66,8 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
     }
     if (doc.contains("settings")) {
         const json& s = in.object(doc, "", "settings");
-        in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "overlap", "tp_overlap", "optimizer",
-                                          "zero_stage", "zero_axes"});
+        in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "overlap", "tp_overlap", "bucket_mb",
+                                          "optimizer", "zero_stage", "zero_axes"});
         if (s.contains("microbatches")) {
             const long long m = in.integer(s, "settings", "microbatches");
             if (m < 1 || m > 1000000)
@@ -94,6 +94,8 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
                 in.fail("settings.tp_overlap", "must be off, backward or full");
             plan.settings.tpOverlap = *t;
         }
+        if (s.contains("bucket_mb"))
+            plan.settings.bucketBytes = in.numberIn(s, "settings", "bucket_mb", kMinBucketMb, kMaxBucketMb) * 1e6;
         if (s.contains("optimizer")) {
             const auto o = parseOptimizer(in.string(s, "settings", "optimizer"));
             if (!o)
@@ -185,6 +187,7 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
                   {"attention", std::string(attentionName(plan.settings.attention))},
                   {"overlap", plan.settings.overlap},
                   {"tp_overlap", std::string(tpOverlapName(plan.settings.tpOverlap))},
+                  {"bucket_mb", plan.settings.bucketBytes / 1e6},
                   {"optimizer", std::string(optimizerName(plan.settings.optimizer))},
                   {"zero_stage", plan.settings.zeroStage}};
     json zeroAxes = json::array();

@@ -69,6 +69,7 @@ Scenario loadScenario(const ScenarioRequest& request) {
     // Overlap is how the runtime runs the plan, not part of it: the command line's choice wins.
     s.plan.settings.overlap = request.overlap.value_or(s.plan.settings.overlap);
     s.plan.settings.tpOverlap = request.tpOverlap.value_or(s.plan.settings.tpOverlap);
+    s.plan.settings.bucketBytes = request.bucketBytes.value_or(s.plan.settings.bucketBytes);
     s.plan.mesh.verify(s.cluster.deviceCount(), s.cluster.name);
     if (auto e = s.plan.verify(s.graph); !e.empty())
         throw InputError(e);

@@ -88,7 +88,7 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
                     e.start = std::max(e.start, ready[static_cast<std::size_t>(peer)]);
                 e.duration = 0;
                 for (const CommPart& p : t.parts) {
-                    e.duration += comm[c].time(p.kind, p.axes, p.bytes) * p.times;
+                    e.duration += comm[c].coalescedTime(p.kind, p.axes, p.bytes, p.bucket) * p.times;
                     const auto perLevel = comm[c].bytesPerLevel(p.kind, p.axes, p.bytes);
                     auto& sum = levelBytes[c][p.axes];
                     sum.resize(perLevel.size(), 0.0);

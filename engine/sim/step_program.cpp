@@ -106,7 +106,7 @@ private:
         t.event.axes = c.axes;
         t.event.bytes = c.bytes;
         t.event.microbatch = mb;
-        t.parts.push_back(CommPart{c.kind, c.axes, c.bytes, times});
+        t.parts.push_back(CommPart{c.kind, c.axes, c.bytes, times, c.bucket});
         return t;
     }
 
@@ -252,7 +252,7 @@ private:
                 stepGathers_.emplace_back(o, cc);
             }
         }
-        if (bucket_.empty() || (bucketBytes_ < options_.bucketBytes && !lastOp))
+        if (bucket_.empty() || (bucketBytes_ < model_.settings().bucketBytes && !lastOp))
             return;
         SimTask t;
         t.event.stream = Stream::Comm;
@@ -264,7 +264,7 @@ private:
         for (const CollectiveCost& cc : bucket_) {
             t.event.axes |= cc.axes;
             t.event.bytes += cc.bytes;
-            t.parts.push_back(CommPart{cc.kind, cc.axes, cc.bytes, cc.count});
+            t.parts.push_back(CommPart{cc.kind, cc.axes, cc.bytes, cc.count, cc.bucket});
         }
         addComm(std::move(t), options_.overlap ? Wait::Background : Wait::Blocking);
         bucket_.clear();

@@ -34,10 +34,9 @@ struct SimEvent {
     int task = 0;                  ///< index of the task in the step program (the same on every device)
 };
 
-/// Simulation settings.
+/// Simulation settings (the bucket size is the plan's, StepSettings::bucketBytes).
 struct SimOptions {
     bool overlap = true;
-    double bucketBytes = 25e6;     ///< gradient bucket size (PyTorch DDP's default 25 MB)
 };
 
 /// One collective of a communication task, repeated `times`.
@@ -46,6 +45,7 @@ struct CommPart {
     AxisSet axes = 0;
     double bytes = 0;
     int times = 1;
+    double bucket = 0;             ///< CollectiveCost::bucket: priced by CommModel::coalescedTime
 };
 
 /// One task of the program.

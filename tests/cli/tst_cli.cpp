@@ -110,6 +110,8 @@ private slots:
                                  << QStringLiteral("does not divide hidden");
         QTest::newRow("bad strategy") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--strategy"), QStringLiteral("pp")}
                                       << QStringLiteral("unknown baseline 'pp'");
+        QTest::newRow("bad bucket") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--bucket-mb"), QStringLiteral("25x")}
+                                    << QStringLiteral("--bucket-mb 25x: expected megabytes");
         QTest::newRow("bad recompute") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--recompute"), QStringLiteral("some")}
                                        << QStringLiteral("expected none, selective or full");
     }

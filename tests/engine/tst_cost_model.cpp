@@ -69,10 +69,13 @@ private slots:
         const double flops = 2.0 * 1 * 1024 * 1024 * 4096;
         QCOMPARE(c.forward, flops / (312e12 * 0.6));
         QCOMPARE(c.backward, 2 * flops / (312e12 * 0.6));
-        // Its weight's gradient all-reduce over 8 GPUs: 2 (n-1)/n S / B + 2 (n-1) a.
-        const double S = 1024.0 * 4096 * 2;
+        // Its weight's gradient all-reduce over 8 GPUs, coalesced into a 25 MB bucket: its share S / 25 MB
+        // of one ring all-reduce of the bucket, base + 2 (n-1)/n B / bw + 2 (n-1) a, with the preset's
+        // achieved NVLink bandwidth (300 GB/s x 0.775), 1.75 us per ring step and 15.26 us per collective.
+        const double S = 1024.0 * 4096 * 2, bucket = 25e6;
         QCOMPARE(c.collectives.size(), std::size_t(1));
-        QCOMPARE(c.collectives[0].time, 2.0 * 7 / 8 * S / 300e9 + 2 * 7 * 2e-6);
+        QCOMPARE(c.collectives[0].time,
+                 S / bucket * (15.26e-6 + 2.0 * 7 / 8 * bucket / (300e9 * 0.775) + 2 * 7 * 1.75e-6));
     }
     void megatronBlockHasTwoForwardAndTwoBackwardAllReduces() {
         // One GPT block on a 2-way model axis: attention output and FC2 all-reduce forward; the inputs

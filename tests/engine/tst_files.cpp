@@ -108,6 +108,11 @@ private slots:
         const Cluster back = parseClusterJson(clusterToJson(c), "h100.cluster.json");
         QCOMPARE(back.deviceCount(), 32);
         QCOMPARE(back.levels[1].bandwidth, 50e9);
+        QCOMPARE(back.levels[1].efficiency, c.levels[1].efficiency);
+        QCOMPARE(back.levels[1].latency, c.levels[1].latency);
+        QCOMPARE(back.levels[1].baseLatency, c.levels[1].baseLatency);
+        QCOMPARE(back.device.memoryEfficiency, c.device.memoryEfficiency);
+        QCOMPARE(back.device.attentionEfficiency, c.device.attentionEfficiency);
         std::string bad = clusterToJson(c);
         const std::string needle = "\"bandwidth\": 450000000000.0";
         bad.replace(bad.find(needle), needle.size(), "\"bandwidth\": -1");
@@ -125,6 +130,7 @@ private slots:
         const Mesh m = Mesh::parse("data=2,model=8");
         Plan p = baselinePlan(g, m, "megatron-sp+zero2", {});
         p.locked[3] = true;
+        p.settings.bucketBytes = 40e6;
         const CostModel cm(g, c, m, p.settings);
         const auto e = evaluate(cm, p);
         const std::string path = dir.filePath(QStringLiteral("p.plan.json")).toStdString();
@@ -148,6 +154,8 @@ private slots:
                                     << QStringLiteral("no op 'lm_tail'");
         QTest::newRow("unknown axis") << QStringLiteral("\"data\": \"b\"") << QStringLiteral("\"pipe\": \"b\"")
                                       << QStringLiteral("not an axis of mesh");
+        QTest::newRow("bucket size") << QStringLiteral("\"bucket_mb\": 25.0") << QStringLiteral("\"bucket_mb\": -1")
+                                     << QStringLiteral("field 'settings.bucket_mb': must be between 0.001 and 100000");
     }
     void planErrors() {
         QFETCH(QString, from);

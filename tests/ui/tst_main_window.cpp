@@ -223,6 +223,33 @@ private slots:
         overlap->setCurrentIndex(overlap->findData(2));
         QCOMPARE(s->searchSettings().tpOverlap, TpOverlap::Backward);
     }
+    void bucketSizeIsAnUndoableStepSetting() {
+        // The timeline's bucket box re-costs the plan with gradient reductions coalesced into larger
+        // buckets (data parallel over two nodes: fewer latencies per step, so no slower), carries into
+        // the next search, and Undo brings the 25 MB plan back.
+        MainWindow w(nullptr, 1);
+        Session* s = w.session();
+        ScenarioRequest r = gptScenario("dp");
+        s->openScenario(r);
+        QVERIFY(waitSettled(w));
+        const double before = s->state().evaluation->stepTime;
+        QCOMPARE(s->state().plan.settings.bucketBytes, 25e6);
+        auto* bucket = w.findChild<QSpinBox*>(QStringLiteral("bucketMb"));
+        QVERIFY(bucket);
+        QCOMPARE(bucket->value(), 25);
+        bucket->setValue(200);
+        emit bucket->editingFinished();
+        QVERIFY(waitSettled(w));
+        QCOMPARE(s->state().plan.settings.bucketBytes, 200e6);
+        QCOMPARE(s->searchSettings().bucketBytes, 200e6);
+        QVERIFY(s->state().evaluation->stepTime <= before);
+        QCOMPARE(s->undoStack()->count(), 1);
+        s->undoStack()->undo();
+        QVERIFY(waitSettled(w));
+        QCOMPARE(s->state().plan.settings.bucketBytes, 25e6);
+        QCOMPARE(bucket->value(), 25);
+        QCOMPARE(s->state().evaluation->stepTime, before);
+    }
     void badInputKeepsWhatWasLoaded() {
         MainWindow w(nullptr, 1);
         Session* s = w.session();

@@ -62,8 +62,8 @@ CalibrationPanel::CalibrationPanel(Session* session, QWidget* parent)
     auto* load = new QPushButton(tr("Load measurements..."), this);
     load->setToolTip(tr("A shardscope-measurements file: each run's model, mesh, plan, batch and measured step time"));
     fit_ = new QPushButton(tr("Fit"), this);
-    fit_->setToolTip(tr("Fit the current cluster's GEMM and attention efficiency, HBM bandwidth and each link "
-                        "level's bandwidth and latency to the runs (least squares on log step times)"));
+    fit_->setToolTip(tr("Fit the current cluster's GEMM, attention and HBM efficiency and each link level's "
+                        "achieved bandwidth and latencies to the runs (least squares on log step times)"));
     cancel_ = new QPushButton(tr("Cancel"), this);
     apply_ = new QPushButton(tr("Apply fitted cluster..."), this);
     apply_->setToolTip(tr("Save the fitted cluster as a cluster file and open it"));

@@ -129,6 +129,9 @@ void ClusterView::rebuild() {
             span *= cluster.levels[l - 1].size;
         const LevelTraffic& t = sim->traffic[l];
         const LinkLevel level = cluster.levels[l];
+        // An endpoint above level 0 is a group of nodes; every device's link of this level carries
+        // its traffic, each at the level's achieved bandwidth.
+        const double perEndpoint = l == 0 ? level.achievedBandwidth() : level.achievedBandwidth() * span * perNode;
         std::map<std::pair<int, int>, std::pair<double, double>> undirected;
         double most = 0;
         for (const PairTraffic& p : t.pairs) {
@@ -152,16 +155,16 @@ void ClusterView::rebuild() {
             const auto ends = pair;
             const auto bytesBoth = both;
             const bool devices = l == 0;
-            auto* item = new LinkItem(path, [ends, bytesBoth, level, step, devices] {
+            auto* item = new LinkItem(path, [ends, bytesBoth, level, step, devices, perEndpoint] {
                 const double busiest = std::max(bytesBoth.first, bytesBoth.second);
-                const double time = busiest / level.bandwidth;
+                const double time = busiest / perEndpoint;
                 return tr("%1 %2 <-> %1 %3 (%4 link)\n%5 per step: %6 one way, %7 the other\n"
                           "%8 at %9/s per direction: %10% of the %11 step")
                     .arg(devices ? tr("device") : tr("node"))
                     .arg(ends.first)
                     .arg(ends.second)
                     .arg(q(level.name), bytes(bytesBoth.first + bytesBoth.second), bytes(bytesBoth.first),
-                         bytes(bytesBoth.second), seconds(time), bytes(level.bandwidth))
+                         bytes(bytesBoth.second), seconds(time), bytes(perEndpoint))
                     .arg(100.0 * time / step, 0, 'f', 1)
                     .arg(seconds(step));
             });

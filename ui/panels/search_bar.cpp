@@ -138,6 +138,7 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
 
 std::variant<SearchSettings, QString> SearchBar::settings() const {
     SearchSettings s;
+    s.bucketBytes = session_->searchSettings().bucketBytes; // the timeline panel's setting
     s.algorithm = parseAlgorithm(algorithm_->currentText().toStdString());
     const QString mesh = mesh_->currentText().trimmed();
     if (!mesh.isEmpty() && mesh != QStringLiteral("auto")) {

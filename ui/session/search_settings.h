@@ -20,6 +20,25 @@ struct SearchSettings {
     AttentionKernel attention = AttentionKernel::Fused; ///< a fixed setting, never searched
     bool overlap = true;                         ///< StepSettings::overlap, fixed
     TpOverlap tpOverlap = TpOverlap::Off;        ///< StepSettings::tpOverlap, fixed
+    double bucketBytes = StepSettings{}.bucketBytes; ///< StepSettings::bucketBytes, fixed
+
+    /// `step` with the fixed settings above (attention, overlap, buckets) in place of its own.
+    StepSettings withFixed(StepSettings step) const {
+        step.attention = attention;
+        step.overlap = overlap;
+        step.tpOverlap = tpOverlap;
+        step.bucketBytes = bucketBytes;
+        return step;
+    }
+    /// Takes the fixed settings from `step` (what a plan file was saved with); true when any changed.
+    bool takeFixed(const StepSettings& step) {
+        const SearchSettings before = *this;
+        attention = step.attention;
+        overlap = step.overlap;
+        tpOverlap = step.tpOverlap;
+        bucketBytes = step.bucketBytes;
+        return !(before == *this);
+    }
 
     bool operator==(const SearchSettings&) const = default;
 };

@@ -79,14 +79,8 @@ void Session::replaceAll(PlanState state, const QString& planPath) {
     planPath_ = planPath;
     state_ = std::move(state);
     // The fixed settings of what was opened carry into the next search (the search bar shows them).
-    const StepSettings& opened = state_.plan.settings;
-    if (opened.attention != settings_.attention || opened.overlap != settings_.overlap ||
-        opened.tpOverlap != settings_.tpOverlap) {
-        settings_.attention = opened.attention;
-        settings_.overlap = opened.overlap;
-        settings_.tpOverlap = opened.tpOverlap;
+    if (settings_.takeFixed(state_.plan.settings))
         emit searchSettingsChanged();
-    }
     // Start on the op that costs the most, so the inspector has something to explain.
     selected_.reset();
     double most = -1;
@@ -132,12 +126,9 @@ void Session::openModel(const ModelRequest& model) {
     const std::string clusterSpec = loaded() ? state_.problem->clusterSpec : std::string("dgx-a100");
     const std::optional<int> nodes = loaded() ? state_.problem->nodes : std::nullopt;
     const std::optional<Mesh> mesh = loaded() ? std::optional<Mesh>(state_.plan.mesh) : std::nullopt;
-    StepSettings settings;
+    StepSettings settings = settings_.withFixed({});
     settings.microbatches = settings_.microbatches.value_or(1);
     settings.recompute = settings_.recompute.value_or(Recompute::None);
-    settings.attention = settings_.attention;
-    settings.overlap = settings_.overlap;
-    settings.tpOverlap = settings_.tpOverlap;
     jobs_.start<PlanState>(
         tr("Loading %1").arg(q(model.spec)),
         [model, clusterSpec, nodes, mesh, settings](const JobContext&) {
@@ -265,13 +256,10 @@ void Session::runTactics() {
         emit failed(q(e.what()));
         return;
     }
-    StepSettings step = current.plan.settings;
+    StepSettings step = settings_.withFixed(current.plan.settings);
     step.zeroStage = 0;
     step.zeroAxes = 0;
     step.recompute = settings_.recompute.value_or(current.plan.settings.recompute);
-    step.attention = settings_.attention;
-    step.overlap = settings_.overlap;
-    step.tpOverlap = settings_.tpOverlap;
     const std::vector<Tactic> tactics = tactics_;
     const SimOptions sim = simOptions_;
     const int threads = searchThreads_;
@@ -357,6 +345,22 @@ void Session::setLocked(OpId op, bool locked) {
     pushPlan(costPlan(state_.problem, std::move(next), &state_), locked ? tr("Lock %1").arg(name) : tr("Unlock %1").arg(name));
 }
 
+void Session::setBucketBytes(double bytes) {
+    if (bytes == settings_.bucketBytes && (!loaded() || bytes == state_.plan.settings.bucketBytes))
+        return;
+    settings_.bucketBytes = bytes;
+    emit searchSettingsChanged();
+    if (!loaded() || state_.plan.settings.bucketBytes == bytes)
+        return;
+    Plan next = state_.plan;
+    next.settings.bucketBytes = bytes;
+    try {
+        pushPlan(costPlan(state_.problem, std::move(next), &state_), tr("Gradient buckets of %1 MB").arg(bytes / 1e6));
+    } catch (const InputError& e) {
+        emit failed(q(e.what()));
+    }
+}
+
 void Session::applyBaseline(const std::string& spec) {
     if (!loaded())
         return;
@@ -401,13 +405,10 @@ void Session::runSearch(bool aroundLocks) {
         locks.clear();
         emit message(tr("Locks not kept: they belong to mesh %1").arg(q(current.plan.mesh.toString())));
     }
-    StepSettings step;
+    StepSettings step = settings.withFixed({});
     step.microbatches = settings.microbatches.value_or(current.problem->microbatches);
     step.recompute = settings.recompute.value_or(Recompute::None);
     step.optimizer = current.plan.settings.optimizer;
-    step.attention = settings.attention;
-    step.overlap = settings.overlap;
-    step.tpOverlap = settings.tpOverlap;
     step.zeroStage = settings.zeroStage.value_or(0);
     const OpenSettings open{!settings.zeroStage, !settings.recompute, !settings.microbatches};
     const std::optional<int> batch = settings.batch > 0 ? std::optional<int>(settings.batch) : std::nullopt;

@@ -48,10 +48,13 @@ public:
     QString planPath() const { return planPath_; }
     /// The simulated step of the current plan, or null while it is being simulated.
     std::shared_ptr<const SimResult> simulation() const { return simulation_; }
-    /// How steps are simulated (overlap, bucket size).
+    /// How steps are simulated (overlap).
     const SimOptions& simOptions() const { return simOptions_; }
     /// Simulates with `options` from now on (and re-simulates the current plan).
     void setSimOptions(const SimOptions& options);
+    /// Coalesces parameter collectives into buckets of `bytes` from now on, and re-costs the plan with
+    /// them (undoable): StepSettings::bucketBytes.
+    void setBucketBytes(double bytes);
     /// The tactic script being edited.
     const std::vector<Tactic>& tactics() const { return tactics_; }
     /// The last run of the tactics on the loaded problem, or null.

@@ -7,9 +7,12 @@
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <cmath>
 
 namespace shardscope::ui {
 
@@ -22,9 +25,12 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
     overlap_->setToolTip(tr("Run bucketed gradient synchronisation behind the backward and prefetch ZeRO-3 gathers; "
                             "off reproduces the analytic step time"));
     bucket_ = new QSpinBox(this);
+    bucket_->setObjectName(QStringLiteral("bucketMb"));
     bucket_->setRange(1, 4096);
     bucket_->setSuffix(tr(" MB buckets"));
-    bucket_->setValue(static_cast<int>(session_->simOptions().bucketBytes / 1e6));
+    bucket_->setToolTip(tr("Gradient reductions and ZeRO gathers are coalesced into buckets of this size "
+                           "(PyTorch DDP's bucket_cap_mb); a step setting of the plan, undoable"));
+    bucket_->setValue(static_cast<int>(session_->state().plan.settings.bucketBytes / 1e6));
     auto* fit = new QToolButton(this);
     fit->setText(tr("Fit"));
     fit->setToolTip(tr("Show the whole step (F)"));
@@ -48,14 +54,12 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
     layout->addLayout(bar);
     layout->addWidget(view_, 1);
 
-    auto push = [this] {
-        SimOptions o;
-        o.overlap = overlap_->isChecked();
-        o.bucketBytes = bucket_->value() * 1e6;
-        session_->setSimOptions(o);
-    };
-    connect(overlap_, &QCheckBox::toggled, this, push);
-    connect(bucket_, &QSpinBox::editingFinished, this, push);
+    connect(overlap_, &QCheckBox::toggled, this, [this](bool on) { session_->setSimOptions(SimOptions{on}); });
+    connect(bucket_, &QSpinBox::editingFinished, this, [this] { session_->setBucketBytes(bucket_->value() * 1e6); });
+    connect(session_, &Session::planChanged, this, [this] {
+        const QSignalBlocker block(bucket_);
+        bucket_->setValue(static_cast<int>(std::lround(session_->state().plan.settings.bucketBytes / 1e6)));
+    });
     connect(fit, &QToolButton::clicked, view_, &TimelineView::fitAll);
     connect(session_, &Session::simulationChanged, this, &TimelinePanel::showSummary);
 }
