@@ -17,7 +17,7 @@ namespace shardscope::cli {
 int runCalibrate(const CliOptions& options, std::ostream& out) {
     const Cluster start = loadCluster(options.scenario.cluster, std::nullopt);
     const std::vector<MeasuredRun> runs = loadMeasurements(options.measurements, options.scenario.cluster);
-    const Calibration fit = calibrate(start, runs);
+    const Calibration fit = calibrate(start, runs, options.fit);
     if (!options.out.empty())
         writeFileAtomically(options.out, clusterToJson(fit.cluster));
     if (options.json) {

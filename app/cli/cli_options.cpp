@@ -44,7 +44,8 @@ std::string usageText() {
            "                                                   why this op is split as it is\n"
            "  shardscope-cli simulate ... --strategy NAME|PLAN.json\n"
            "                 [--trace out.json] [--events out.json] [--devices all|0-7,64] [--json]\n"
-           "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--out C2.cluster.json] [--json]\n"
+           "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--fit device|links|NAME,...]\n"
+           "                 [--out C2.cluster.json] [--json]\n"
            "                 fit the cluster's efficiencies to measured step times (least squares)\n"
            "  shardscope-cli bench [--quick] [--suite all|speed|quality|fidelity] [--fidelity] [--json]\n"
            "                 search speed and plan quality (medians of several runs, one thread)\n"
@@ -133,6 +134,17 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.measurements = value();
         else if (a == "--out" && o.command == "calibrate")
             o.out = value();
+        else if (a == "--fit" && o.command == "calibrate") {
+            const std::string& v = value();
+            std::size_t from = 0;
+            while (from <= v.size()) {
+                const std::size_t comma = std::min(v.find(',', from), v.size());
+                if (comma == from)
+                    throw InputError("--fit " + v + ": expected names separated by commas");
+                o.fit.push_back(v.substr(from, comma - from));
+                from = comma + 1;
+            }
+        }
         else if (a == "--plan-out")
             o.planOut = value();
         else if (a == "--algo" && o.command == "search")

@@ -29,6 +29,7 @@ struct CliOptions {
     std::string explainOp;       ///< explain: --op NAME
     std::string measurements;    ///< calibrate: --measurements M.json
     std::string out;             ///< calibrate: --out C2.cluster.json
+    std::vector<std::string> fit; ///< calibrate: --fit device,links,NAME...; empty: every parameter
 };
 
 /// Parses `args` (without the program name). Throws InputError naming the bad option.

@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "engine/fidelity/activation_formulas.h"
+#include "engine/fidelity/fidelity_calibration.h"
 #include "engine/fidelity/published_runs.h"
 #include "engine/util/units.h"
 
@@ -18,6 +19,49 @@ std::string ratioText(double predicted, double published) {
     char text[32];
     std::snprintf(text, sizeof text, "%.3fx", predicted / published);
     return text;
+}
+
+/// A measured or predicted figure in its metric's unit.
+std::string valueText(RunMetric metric, double value) {
+    char text[32];
+    switch (metric) {
+    case RunMetric::StepSeconds:
+        return formatSeconds(value);
+    case RunMetric::GptTflopsPerGpu:
+        std::snprintf(text, sizeof text, "%.1f TF", value);
+        return text;
+    case RunMetric::TokensPerGpuSecond:
+        std::snprintf(text, sizeof text, "%.0f tok/s", value);
+        return text;
+    }
+    return {};
+}
+
+std::string percent(double predicted, double measured) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.1f%%", 100 * (predicted / measured - 1));
+    return text;
+}
+
+/// The preset fit and the cross-checks (fidelity_calibration.h) as text.
+void printCalibration(std::ostream& out) {
+    const Calibration preset = presetFit();
+    out << "\ndgx-a100 device efficiencies fitted to every run above, from the defaults (the preset ships them):\n";
+    for (const CalibratedParameter& p : preset.parameters) {
+        char line[128];
+        std::snprintf(line, sizeof line, "  %-30s %8.4g -> %.4g\n", p.name.c_str(), p.initial, p.fitted);
+        out << line;
+    }
+    for (const CrossCheck& c : crossChecks()) {
+        out << "\n" << c.name << ":\n";
+        for (std::size_t i = 0; i < c.predicted.size(); ++i) {
+            char line[256];
+            std::snprintf(line, sizeof line, "  %-54s %10s %10s %8s\n", c.predicted[i].name.c_str(),
+                          formatSeconds(c.predictions[i]).c_str(), formatSeconds(c.predicted[i].measured).c_str(),
+                          percent(c.predictions[i], c.predicted[i].measured).c_str());
+            out << line;
+        }
+    }
 }
 
 } // namespace
@@ -36,7 +80,7 @@ int runFidelity(const CliOptions& options, std::ostream& out) {
             const RunPrediction& p = predictions[i];
             list.push_back({{"check", runs[i].name},
                             {"source", runs[i].source},
-                            {"unit", runs[i].metric == RunMetric::StepSeconds ? "s" : "TFLOP/s per GPU"},
+                            {"unit", runMetricUnit(runs[i].metric)},
                             {"predicted", p.value},
                             {"published", runs[i].measured},
                             {"ratio", p.value / runs[i].measured},
@@ -53,6 +97,19 @@ int runFidelity(const CliOptions& options, std::ostream& out) {
                             {"predicted", f.predicted},
                             {"published", f.published},
                             {"ratio", f.predicted / f.published}});
+        for (const CrossCheck& c : crossChecks()) {
+            nlohmann::json on = nlohmann::json::array();
+            for (const MeasuredRun& r : c.fitted)
+                on.push_back(r.name);
+            for (std::size_t i = 0; i < c.predicted.size(); ++i)
+                list.push_back({{"check", c.predicted[i].name + ", " + c.name},
+                                {"source", c.predicted[i].source},
+                                {"unit", "s"},
+                                {"predicted", c.predictions[i]},
+                                {"published", c.predicted[i].measured},
+                                {"ratio", c.predictions[i] / c.predicted[i].measured},
+                                {"calibrated_on", on}});
+        }
         out << list.dump(1) << "\n";
         return 0;
     }
@@ -62,9 +119,8 @@ int runFidelity(const CliOptions& options, std::ostream& out) {
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const MeasuredRun& r = runs[i];
         const RunPrediction& p = predictions[i];
-        const bool seconds = r.metric == RunMetric::StepSeconds;
-        const std::string predicted = seconds ? formatSeconds(p.value) : std::to_string(p.value).substr(0, 5) + " TF";
-        const std::string published = seconds ? formatSeconds(r.measured) : std::to_string(r.measured).substr(0, 5) + " TF";
+        const std::string predicted = valueText(r.metric, p.value);
+        const std::string published = valueText(r.metric, r.measured);
         const std::string notes = "step " + formatSeconds(p.stepTime) + ", m" + std::to_string(p.microbatches) + ", peak " +
                                   formatBytes(p.peakMemory) + " of " + formatBytes(p.capacity) +
                                   (p.feasible ? "" : " (does not fit)") + "; " + r.source;
@@ -79,6 +135,7 @@ int runFidelity(const CliOptions& options, std::ostream& out) {
                       ("Korthikanti et al. 2022, Table 2: " + f.formula).c_str());
         out << line;
     }
+    printCalibration(out);
     return 0;
 }
 

@@ -63,6 +63,9 @@ TensorId residual(GraphBuilder& gb, TensorId a, TensorId b, const std::string& n
 
 void markAttentionCore(GraphBuilder& gb, TensorId t) { gb.producerOf(t).attentionCore = true; }
 
+/// Marks the producer of `t` an attention-core contraction under the decoder's causal mask.
+void markCausal(GraphBuilder& gb, TensorId t) { gb.producerOf(t).causal = true; }
+
 /// Dropout of a [b,s,h] sub-block output (attention or MLP) when the model has dropout; else `x`.
 TensorId hiddenDropout(GraphBuilder& gb, TensorId x, const std::string& name, const std::string& block,
                        const Dims& d) {
@@ -99,6 +102,8 @@ TensorId attention(GraphBuilder& gb, TensorId x, const std::string& p, const Dim
                                {d.b, d.s, d.g, d.r, d.d}, blk, hints("b", "g"));
     markAttentionCore(gb, scores);
     markAttentionCore(gb, ctx);
+    markCausal(gb, scores);
+    markCausal(gb, ctx);
     const TensorId wo = gb.param(p + ".proj.weight", {d.g, d.r, d.d, d.h});
     return gb.op(p + ".proj", OpKind::MatMul, "([b,s,g,r,d],[g,r,d,h])->([b,s,h])", {ctx, wo}, {d.b, d.s, d.h}, blk,
                  hints("b", "g"));

@@ -228,9 +228,10 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
     if (fusedAttention(o)) {
         // One kernel in on-chip memory: its FLOPs at the attention efficiency, no HBM traffic for the
         // s x s tensors (FlashAttention-2's backward, 2.5x the forward, is the two contractions'
-        // dX and dW plus the scores' recomputation, recomputesCompute()).
+        // dX and dW plus the scores' recomputation, recomputesCompute()). Under a causal mask it skips
+        // the blocks above the diagonal: half the FLOPs.
         const DeviceSpec& d = cluster_.device;
-        const double rate = d.peakFor(dtype) * d.attentionEfficiency;
+        const double rate = d.peakFor(dtype) * d.attentionEfficiency * (op.causal ? 2.0 : 1.0);
         out.forward = flops / rate;
         if (gradInputs > 0)
             out.backward = backwardFlops(o) / parts / rate;

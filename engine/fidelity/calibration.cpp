@@ -36,6 +36,31 @@ std::vector<Knob> knobs(const Cluster& c) {
     return k;
 }
 
+/// The knobs of `c` that `fit` selects (calibrate()).
+std::vector<Knob> selected(const Cluster& c, const std::vector<std::string>& fit) {
+    std::vector<Knob> all = knobs(c);
+    if (fit.empty())
+        return all;
+    for (const std::string& name : fit) {
+        const bool known = name == "device" || name == "links" ||
+                           std::any_of(all.begin(), all.end(), [&](const Knob& k) { return k.name == name; });
+        if (!known) {
+            std::string names = "device, links";
+            for (const Knob& k : all)
+                names += ", " + k.name;
+            throw InputError("calibrate: '" + name + "' is not a parameter (" + names + ")");
+        }
+    }
+    std::vector<Knob> out;
+    for (Knob& k : all) {
+        const bool device = k.name.rfind("device.", 0) == 0;
+        if (std::find(fit.begin(), fit.end(), k.name) != fit.end() ||
+            std::find(fit.begin(), fit.end(), device ? "device" : "links") != fit.end())
+            out.push_back(std::move(k));
+    }
+    return out;
+}
+
 /// The cluster with parameters exp(logs).
 Cluster apply(Cluster c, const std::vector<Knob>& k, const Eigen::VectorXd& logs) {
     for (std::size_t i = 0; i < k.size(); ++i)
@@ -68,13 +93,20 @@ Eigen::VectorXd residuals(const std::vector<double>& predicted, const std::vecto
 
 } // namespace
 
-Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs, std::stop_token stop,
-                      const CalibrationProgress& progress) {
+std::vector<std::string> calibrationParameters(const Cluster& cluster) {
+    std::vector<std::string> names;
+    for (const Knob& k : knobs(cluster))
+        names.push_back(k.name);
+    return names;
+}
+
+Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs, const std::vector<std::string>& fit,
+                      std::stop_token stop, const CalibrationProgress& progress) {
     for (const MeasuredRun& r : runs)
         if (r.metric != RunMetric::StepSeconds)
             throw InputError("run '" + r.name + "': calibration fits step times in seconds");
     Cluster base = start;
-    const std::vector<Knob> k = knobs(base);
+    const std::vector<Knob> k = selected(base, fit);
     const Eigen::Index n = Eigen::Index(k.size());
     Eigen::VectorXd logs(n);
     for (Eigen::Index i = 0; i < n; ++i)

@@ -29,7 +29,47 @@ std::vector<int> microbatchCounts(int fixed, int perReplica) {
     return counts;
 }
 
+/// The built-in model's parameters for a metric defined on them; throws when the model is a file.
+ModelParams builtInParams(const MeasuredRun& run) {
+    const auto builder = resolveBuilder(ModelRequest{run.model, run.sets, run.batch});
+    if (!builder)
+        throw InputError(std::string(runMetricUnit(run.metric)) + " needs a built-in model");
+    return builder->params;
+}
+
+/// Work of one step in the metric's unit times seconds: value x step time x GPUs.
+double stepWork(const MeasuredRun& run) {
+    const ModelParams p = builtInParams(run);
+    return run.metric == RunMetric::GptTflopsPerGpu ? gptStepFlops(p, run.batch) / 1e12 : double(run.batch) * p.seq;
+}
+
 } // namespace
+
+const char* runMetricUnit(RunMetric metric) {
+    switch (metric) {
+    case RunMetric::StepSeconds:
+        return "s";
+    case RunMetric::GptTflopsPerGpu:
+        return "TFLOP/s per GPU";
+    case RunMetric::TokensPerGpuSecond:
+        return "tokens/s per GPU";
+    }
+    return "";
+}
+
+MeasuredRun asStepSeconds(const MeasuredRun& run) {
+    if (run.metric == RunMetric::StepSeconds)
+        return run;
+    try {
+        const Cluster cluster = withNodes(loadCluster(run.cluster, std::nullopt), run.nodes);
+        MeasuredRun out = run;
+        out.measured = stepWork(run) / (run.measured * cluster.deviceCount());
+        out.metric = RunMetric::StepSeconds;
+        return out;
+    } catch (const InputError& e) {
+        throw InputError("run '" + run.name + "': " + e.what());
+    }
+}
 
 RunPrediction predictRun(const MeasuredRun& run) {
     Cluster cluster;
@@ -68,12 +108,8 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
             if (e->feasible)
                 break;
         }
-        if (run.metric == RunMetric::GptTflopsPerGpu) {
-            const auto builder = resolveBuilder(request);
-            if (!builder)
-                throw InputError("TFLOP/s per GPU needs a built-in GPT model");
-            best.value = gptStepFlops(builder->params, run.batch) / (best.stepTime * cluster.deviceCount()) / 1e12;
-        }
+        if (run.metric != RunMetric::StepSeconds)
+            best.value = stepWork(run) / (best.stepTime * cluster.deviceCount());
         return best;
     } catch (const InputError& e) {
         throw InputError("run '" + run.name + "': " + e.what());

@@ -11,10 +11,14 @@
 
 namespace shardscope {
 
-/// What a measurement reports: seconds per step, or model TFLOP/s per GPU by Narayanan et al.
-/// 2021's count for GPT models, F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per step (full
-/// recomputation's extra forward included) over step time x GPUs.
-enum class RunMetric { StepSeconds, GptTflopsPerGpu };
+/// What a measurement reports: seconds per step; model TFLOP/s per GPU by Narayanan et al. 2021's
+/// count for GPT models, F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per step (full recomputation's
+/// extra forward included) over step time x GPUs; or tokens per second per GPU (torchtitan's "WPS"),
+/// B s over step time x GPUs, for a built-in model.
+enum class RunMetric { StepSeconds, GptTflopsPerGpu, TokensPerGpuSecond };
+
+/// The unit of a metric as the fidelity table prints it: "s", "TFLOP/s per GPU", "tokens/s per GPU".
+const char* runMetricUnit(RunMetric metric);
 
 /// One measured run.
 struct MeasuredRun {
@@ -52,5 +56,10 @@ struct RunPrediction {
 RunPrediction predictRun(const MeasuredRun& run);
 /// The same on `cluster` (resized to the run's nodes) instead of the run's own cluster.
 RunPrediction predictRun(const MeasuredRun& run, const Cluster& cluster);
+
+/// `run` with its measurement turned into seconds per step (the metric's definition read backwards:
+/// Narayanan's FLOP count or the tokens of a step over the measured rate and the GPUs), so that
+/// calibrate() can fit it. Throws InputError naming the run when the metric needs a built-in model.
+MeasuredRun asStepSeconds(const MeasuredRun& run);
 
 } // namespace shardscope

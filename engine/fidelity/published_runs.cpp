@@ -55,15 +55,60 @@ MeasuredRun korthikanti22b(const std::string& what, const std::string& strategy,
     return r;
 }
 
+/// torchtitan's docs/performance.md: Llama trained with FSDP2 (fully_shard, ZeRO-3 with prefetch) on
+/// 64 A100-80GB (8 nodes), local batch `perGpu` sequences of `seq` tokens, one micro-batch, PyTorch's
+/// fused SDPA attention, tokens per second per GPU.
+MeasuredRun torchtitanLlama(const std::string& what, std::vector<std::string> sets, int seq, int perGpu,
+                            Recompute recompute, double tokensPerSecond) {
+    MeasuredRun r;
+    r.name = "torchtitan " + what;
+    r.source = "torchtitan docs/performance.md, FSDP2 on 64 A100";
+    r.model = "llama";
+    r.sets = std::move(sets);
+    r.sets.push_back("seq=" + std::to_string(seq));
+    r.batch = 64 * perGpu;
+    r.cluster = "dgx-a100";
+    r.nodes = 8;
+    r.mesh = "data=64";
+    r.strategy = "fsdp";
+    r.microbatches = 1;
+    r.recompute = recompute;
+    r.attention = AttentionKernel::Fused;
+    r.overlap = true;
+    r.metric = RunMetric::TokensPerGpuSecond;
+    r.measured = tokensPerSecond;
+    return r;
+}
+
+/// Llama 2 70B and Llama 3 70B: 80 layers, hidden 8192, 64 heads in 8 KV groups, FFN 28672.
+std::vector<std::string> llama70b(int vocab) {
+    return {"layers=80", "hidden=8192", "heads=64", "kv_heads=8", "ffn=28672", "vocab=" + std::to_string(vocab)};
+}
+
 } // namespace
 
-std::vector<MeasuredRun> publishedRuns() {
+std::vector<MeasuredRun> megatronFamily() {
     return {narayananRow(1, "1.7B", 24, 2304, 24, 1, 32, 512, 137),
             narayananRow(2, "3.6B", 30, 3072, 32, 2, 64, 512, 138),
             narayananRow(3, "7.5B", 36, 4096, 32, 4, 128, 512, 142),
             narayananRow(4, "18.4B", 40, 6144, 48, 8, 256, 1024, 135),
             korthikanti22b("TP 8, full recomputation", "megatron", Recompute::Full, 1.42),
             korthikanti22b("TP 8 + SP, selective recomputation", "megatron-sp", Recompute::Selective, 1.10)};
+}
+
+std::vector<MeasuredRun> torchtitanFamily() {
+    return {torchtitanLlama("Llama 3 70B, full AC", llama70b(128256), 8192, 1, Recompute::Full, 331),
+            torchtitanLlama("Llama 2 70B, full AC", llama70b(32000), 4096, 2, Recompute::Full, 353),
+            torchtitanLlama("Llama 2 13B, no AC",
+                            {"layers=40", "hidden=5120", "heads=40", "kv_heads=40", "ffn=13824", "vocab=32000"}, 4096,
+                            2, Recompute::None, 2162)};
+}
+
+std::vector<MeasuredRun> publishedRuns() {
+    std::vector<MeasuredRun> runs = megatronFamily();
+    for (MeasuredRun& r : torchtitanFamily())
+        runs.push_back(std::move(r));
+    return runs;
 }
 
 } // namespace shardscope

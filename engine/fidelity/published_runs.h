@@ -9,8 +9,14 @@
 
 namespace shardscope {
 
-/// Narayanan et al. 2021 Table 1 rows 1-4 (no pipelining) and Korthikanti et al. 2022's 22B
-/// iteration times (their Table 4; configuration from their Table 1).
+/// Megatron-LM on A100s with unfused attention: Narayanan et al. 2021 Table 1 rows 1-4 (no
+/// pipelining) and Korthikanti et al. 2022's 22B iteration times (their Table 4; configuration from
+/// their Table 1).
+std::vector<MeasuredRun> megatronFamily();
+/// torchtitan (PyTorch FSDP2, fused attention, overlap) on 64 A100s: Llama 3 70B and Llama 2 70B
+/// with full activation checkpointing, Llama 2 13B without (docs/performance.md).
+std::vector<MeasuredRun> torchtitanFamily();
+/// Both families, Megatron's first.
 std::vector<MeasuredRun> publishedRuns();
 
 } // namespace shardscope

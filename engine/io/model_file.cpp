@@ -73,7 +73,8 @@ Graph parseModelJson(const std::string& text, const std::string& source) {
             in.fail("ops[" + std::to_string(i) + "]", "must be an object");
         const std::string name = in.string(o, "ops[" + std::to_string(i) + "]", "name");
         const std::string path = "ops[" + std::to_string(i) + "] '" + name + "'";
-        in.checkKnown(o, path, {"name", "kind", "inputs", "outputs", "rule", "block", "flops", "hints", "attention_core"});
+        in.checkKnown(o, path, {"name", "kind", "inputs", "outputs", "rule", "block", "flops", "hints", "attention_core",
+                                        "causal"});
         Op op;
         op.name = name;
         const std::string kind = in.string(o, path, "kind");
@@ -100,6 +101,11 @@ Graph parseModelJson(const std::string& text, const std::string& source) {
             if (!o.at("attention_core").is_boolean())
                 in.fail(path + ".attention_core", "must be true or false");
             op.attentionCore = o.at("attention_core").get<bool>();
+        }
+        if (o.contains("causal")) {
+            if (!o.at("causal").is_boolean())
+                in.fail(path + ".causal", "must be true or false");
+            op.causal = o.at("causal").get<bool>();
         }
         if (o.contains("hints")) {
             const json& h = in.object(o, path, "hints");
@@ -145,6 +151,8 @@ std::string modelToJson(const Graph& g) {
             o["flops"] = *op.flops;
         if (op.attentionCore)
             o["attention_core"] = true;
+        if (op.causal)
+            o["causal"] = true;
         json h = json::object();
         if (!op.hints.batch.empty())
             h["batch"] = op.hints.batch;

@@ -60,6 +60,9 @@ struct Op {
     std::optional<double> flops;   ///< forward FLOPs if the file states them
     OpHints hints;
     bool attentionCore = false;    ///< recomputed under selective recomputation
+    /// An attention-core contraction under a causal mask (decoder LMs): a fused kernel computes only
+    /// the blocks on and below the diagonal, half its s x t FLOPs; unfused ones compute all and mask.
+    bool causal = false;
 };
 
 /// Ops and tensors, validated and topologically ordered by finalize().

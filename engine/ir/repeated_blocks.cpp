@@ -19,6 +19,7 @@ std::size_t fingerprint(const Graph& g, OpId o, int pos, const std::vector<int>&
     const Op& op = g.op(o);
     std::size_t h = std::size_t(op.kind);
     mix(h, op.attentionCore);
+    mix(h, op.causal);
     for (const Factor& f : op.rule.factors) {
         mix(h, std::size_t(f.size));
         mix(h, std::size_t(f.type));

@@ -363,18 +363,24 @@ private slots:
         QVERIFY2(bad.err.contains("README.md"), bad.err.constData());
     }
     void fidelityTableNamesEverySource() {
-        // bench --fidelity: the six published runs and the fourteen Table 2 settings, each with its
-        // source and predicted / published.
+        // bench --fidelity: the nine published runs, the fourteen Table 2 settings and the cross-checks'
+        // predictions after calibrating on other runs (4 + 1 + 3), each with its source and predicted /
+        // published.
         const Run r = cli({QStringLiteral("bench"), QStringLiteral("--fidelity"), QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 0);
         const QJsonArray rows = QJsonDocument::fromJson(r.out).array();
-        QCOMPARE(rows.size(), 20);
+        QCOMPARE(rows.size(), 9 + 14 + 4 + 1 + 3);
+        int calibrated = 0;
         for (const QJsonValue& v : rows) {
             const QJsonObject row = v.toObject();
-            QVERIFY(row[QStringLiteral("source")].toString().contains(QStringLiteral("et al.")));
+            const QString source = row[QStringLiteral("source")].toString();
+            QVERIFY2(source.contains(QStringLiteral("et al.")) || source.contains(QStringLiteral("docs/performance.md")),
+                     qPrintable(source));
+            calibrated += row.contains(QStringLiteral("calibrated_on")) ? 1 : 0;
             QCOMPARE(row[QStringLiteral("ratio")].toDouble(),
                      row[QStringLiteral("predicted")].toDouble() / row[QStringLiteral("published")].toDouble());
         }
+        QCOMPARE(calibrated, 8);
         const Run bad = cli({QStringLiteral("bench"), QStringLiteral("--suite"), QStringLiteral("fidelty")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains("expected all, speed, quality or fidelity"));

@@ -96,7 +96,7 @@ private slots:
         std::stop_source stop;
         stop.request_stop();
         std::vector<std::pair<int, double>> reports;
-        const Calibration fit = calibrate(preset, {r}, stop.get_token(),
+        const Calibration fit = calibrate(preset, {r}, {}, stop.get_token(),
                                           [&](int it, double cost) { reports.emplace_back(it, cost); });
         QVERIFY(fit.cancelled);
         QCOMPARE(fit.iterations, 1);

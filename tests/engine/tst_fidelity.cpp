@@ -1,11 +1,15 @@
 // Predictions against published measurements (engine/fidelity): Korthikanti et al. 2022's Table 2
-// activation formulas exactly, setting by setting, and the published runs (Narayanan et al. 2021
-// Table 1 rows 1-4, Korthikanti's 22B iteration times) within 10%, each plan fitting its GPUs.
+// activation formulas exactly, setting by setting; the published runs (Narayanan et al. 2021 Table 1
+// rows 1-4, Korthikanti's 22B iteration times, torchtitan's Llama runs) within 10%, each plan fitting
+// its GPUs; the dgx-a100 preset's efficiencies are the fit of those runs; and fits on some runs
+// predict the others.
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
+#include "engine/cluster/cluster_presets.h"
 #include "engine/fidelity/activation_formulas.h"
+#include "engine/fidelity/fidelity_calibration.h"
 #include "engine/fidelity/published_runs.h"
 
 #include <cmath>
@@ -54,6 +58,38 @@ private slots:
         QCOMPARE(perLayer("dp"), 34 * sbh);
         QCOMPARE(perLayer("megatron"), sbh * (10 + 24 / t));
         QCOMPARE(perLayer("megatron-sp"), 34 * sbh / t);
+    }
+    void thePresetShipsTheFitOfThePublishedRuns() {
+        // The dgx-a100 device efficiencies, fitted afresh from the defaults to every published run,
+        // are what the preset carries (to the four digits it is written with).
+        const Calibration fit = presetFit();
+        const DeviceSpec& preset = clusterPreset("dgx-a100", 1).device;
+        QCOMPARE(fit.parameters.size(), std::size_t(3));
+        QVERIFY2(std::abs(fit.cluster.device.efficiency / preset.efficiency - 1) < 5e-4,
+                 qPrintable(QString::number(fit.cluster.device.efficiency)));
+        QVERIFY2(std::abs(fit.cluster.device.attentionEfficiency / preset.attentionEfficiency - 1) < 5e-4,
+                 qPrintable(QString::number(fit.cluster.device.attentionEfficiency)));
+        QVERIFY(std::abs(fit.cluster.device.memoryEfficiency - preset.memoryEfficiency) < 5e-4);
+        // Every run is explained within 7% by the fit (measured -6.7% to +3.7%).
+        const std::vector<MeasuredRun> runs = publishedRuns();
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            QVERIFY2(std::abs(fit.after[i] / asStepSeconds(runs[i]).measured - 1) < 0.07, runs[i].name.c_str());
+    }
+    void fitsOnSomeRunsPredictTheOthers() {
+        // Measured: two runs of Megatron's family predict its other four at -1.5% to +5.1%; two of
+        // torchtitan's its third at +5.7%; Megatron's six (unfused attention) torchtitan's three (fused
+        // attention, FSDP, another framework) at -6.0% to +3.6%. The goal is 5% after
+        // calibrating on two runs: met but for the tensor-parallel rows 3 and 4 and Llama 2 70B.
+        const std::vector<CrossCheck> checks = crossChecks();
+        QCOMPARE(checks.size(), std::size_t(3));
+        const double bounds[] = {0.055, 0.06, 0.065};
+        for (std::size_t c = 0; c < checks.size(); ++c)
+            for (std::size_t i = 0; i < checks[c].predicted.size(); ++i)
+                QVERIFY2(std::abs(checks[c].predictions[i] / checks[c].predicted[i].measured - 1) < bounds[c],
+                         qPrintable(QStringLiteral("%1, %2: %3")
+                                        .arg(QString::fromStdString(checks[c].name),
+                                             QString::fromStdString(checks[c].predicted[i].name))
+                                        .arg(checks[c].predictions[i] / checks[c].predicted[i].measured)));
     }
     void publishedRunsWithinTenPercent() {
         for (const MeasuredRun& r : publishedRuns()) {

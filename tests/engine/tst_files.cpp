@@ -123,6 +123,14 @@ private slots:
             QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("levels[0].bandwidth")), e.what());
         }
     }
+    void sampleClustersAreThePresets() {
+        // samples/clusters/ holds each preset as its cluster file, every figure the same.
+        for (const ClusterPresetInfo& info : clusterPresets()) {
+            const std::string path = SHARDSCOPE_SOURCE_DIR "/samples/clusters/" + info.name + ".cluster.json";
+            const Cluster file = parseClusterJson(readTextFile(path), path);
+            QCOMPARE(clusterToJson(file), clusterToJson(clusterPreset(info.name, 1)));
+        }
+    }
     void planRoundTripsToTheSameCost() {
         QTemporaryDir dir;
         const Graph g = loadModel(ModelRequest{"gpt", {}, std::nullopt}, 1);

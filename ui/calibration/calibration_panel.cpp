@@ -138,7 +138,7 @@ void CalibrationPanel::fit() {
     jobs_.start<Calibration>(
         tr("Calibrating"),
         [start, runs](const JobContext& job) {
-            return calibrate(start, runs, job.stop, [&job](int iteration, double cost) {
+            return calibrate(start, runs, {}, job.stop, [&job](int iteration, double cost) {
                 // Levenberg-Marquardt stops within 60 iterations.
                 job.progress(std::min(1.0, iteration / 60.0),
                              QStringLiteral("iteration %1, cost %2").arg(iteration).arg(cost, 0, 'g', 3));

@@ -1,0 +1,38 @@
+#pragma once
+// Calibration against the published runs (published_runs.h): the fit that sets the dgx-a100
+// preset's device efficiencies, and cross-checks that fit some runs and predict the others.
+//
+// Every fit starts from the device's uninformed defaults (DeviceSpec: GEMMs at 0.6 of peak, the
+// fused attention kernel at 0.5, memory at its specification) and moves only the device's
+// efficiencies; the link figures are NCCL's measurements (cluster_presets.cpp) and stay.
+// Example: fitted on Narayanan's row 1 (no tensor parallelism) and Korthikanti's 22B (TP 8), the
+// other four Megatron runs are predicted within 5.1%.
+
+#include "engine/fidelity/calibration.h"
+#include "engine/fidelity/measured_run.h"
+
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+/// `c` with the device efficiencies at DeviceSpec's defaults, where every fit here starts.
+Cluster withDefaultEfficiencies(Cluster c);
+
+/// The fit of the dgx-a100 device efficiencies to every published run, from the defaults: the
+/// preset ships its result.
+Calibration presetFit();
+
+/// Runs fitted on and runs predicted with the fit, every figure in seconds per step.
+struct CrossCheck {
+    std::string name;                  ///< "fitted on ..."
+    std::vector<MeasuredRun> fitted;
+    std::vector<MeasuredRun> predicted;
+    std::vector<double> predictions;   ///< seconds per step of each predicted run on the fitted cluster
+    Calibration fit;
+};
+
+/// Two runs of each family predicting the rest of it, and one family predicting the other.
+std::vector<CrossCheck> crossChecks();
+
+} // namespace shardscope
