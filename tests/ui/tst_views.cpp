@@ -10,6 +10,7 @@
 #include <QStandardPaths>
 #include <QItemSelectionModel>
 #include <QTableView>
+#include <QComboBox>
 #include <QTemporaryDir>
 #include <QFile>
 #include <QSignalSpy>
@@ -355,6 +356,21 @@ private slots:
         }
         QCOMPARE(panel->chart()->series().size(), qsizetype(3));
         QVERIFY(inkFraction(panel->grab().toImage()) > 0.02);
+        QCOMPARE(fit.parameters.size(), calibrationParameters(current).size());
+
+        // "device only" moves the three device efficiencies and keeps every link figure.
+        auto* scope = panel->findChild<QComboBox*>(QStringLiteral("calibrationScope"));
+        QVERIFY(scope);
+        scope->setCurrentIndex(scope->findData(QStringLiteral("device")));
+        panel->fit();
+        QVERIFY(waitSettled(*w));
+        const Calibration deviceOnly = *panel->result();
+        QCOMPARE(deviceOnly.parameters.size(), std::size_t(3));
+        for (std::size_t l = 0; l < current.levels.size(); ++l)
+            QCOMPARE(deviceOnly.cluster.levels[l].efficiency, current.levels[l].efficiency);
+        scope->setCurrentIndex(0);
+        panel->fit();
+        QVERIFY(waitSettled(*w));
 
         const QString fitted = dir.filePath(QStringLiteral("fitted.cluster.json"));
         QCOMPARE(panel->applyTo(fitted), QString());

@@ -9,6 +9,7 @@
 
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
+#include <QComboBox>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QScatterSeries>
@@ -64,12 +65,21 @@ CalibrationPanel::CalibrationPanel(Session* session, QWidget* parent)
     fit_ = new QPushButton(tr("Fit"), this);
     fit_->setToolTip(tr("Fit the current cluster's GEMM, attention and HBM efficiency and each link level's "
                         "achieved bandwidth and latencies to the runs (least squares on log step times)"));
+    scope_ = new QComboBox(this);
+    scope_->setObjectName(QStringLiteral("calibrationScope"));
+    scope_->addItem(tr("device and links"), QString());
+    scope_->addItem(tr("device only"), QStringLiteral("device"));
+    scope_->addItem(tr("links only"), QStringLiteral("links"));
+    scope_->setToolTip(tr("Which parameters the fit moves; the others keep the current cluster's values "
+                          "(the presets' links are NCCL's measurements)"));
     cancel_ = new QPushButton(tr("Cancel"), this);
     apply_ = new QPushButton(tr("Apply fitted cluster..."), this);
     apply_->setToolTip(tr("Save the fitted cluster as a cluster file and open it"));
     status_ = new QLabel(tr("Load measured runs to fit the cluster to them"), this);
+    status_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window
     bar->addWidget(load);
     bar->addWidget(fit_);
+    bar->addWidget(scope_);
     bar->addWidget(cancel_);
     bar->addWidget(apply_);
     bar->addWidget(status_, 1);
@@ -135,10 +145,12 @@ void CalibrationPanel::fit() {
         return;
     const Cluster start = session_->state().problem->cluster;
     const std::vector<MeasuredRun> runs = runs_;
+    const QString scope = scope_->currentData().toString();
+    const std::vector<std::string> only = scope.isEmpty() ? std::vector<std::string>{} : std::vector{scope.toStdString()};
     jobs_.start<Calibration>(
         tr("Calibrating"),
-        [start, runs](const JobContext& job) {
-            return calibrate(start, runs, {}, job.stop, [&job](int iteration, double cost) {
+        [start, runs, only](const JobContext& job) {
+            return calibrate(start, runs, only, job.stop, [&job](int iteration, double cost) {
                 // Levenberg-Marquardt stops within 60 iterations.
                 job.progress(std::min(1.0, iteration / 60.0),
                              QStringLiteral("iteration %1, cost %2").arg(iteration).arg(cost, 0, 'g', 3));

@@ -17,6 +17,7 @@
 
 class QChart;
 class QLabel;
+class QComboBox;
 class QPushButton;
 class QTableWidget;
 
@@ -68,6 +69,7 @@ private:
     std::optional<Calibration> result_;
     QLabel* status_ = nullptr;
     QPushButton* fit_ = nullptr;
+    QComboBox* scope_ = nullptr;   ///< which parameters the fit moves (calibrate()'s `fit`)
     QPushButton* cancel_ = nullptr;
     QPushButton* apply_ = nullptr;
     QTableWidget* runsTable_ = nullptr;
