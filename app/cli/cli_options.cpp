@@ -34,6 +34,8 @@ std::string usageText() {
            "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
            "                 [--attention fused|unfused] [--overlap on|off] [--tp-overlap off|backward|full]\n"
            "                 [--optimizer adam|sgd] [--bucket-mb 25] [--plan-out PLAN.json] [--json]\n"
+           "                 pipelined: --mesh pipe=P,data=..,model=.. [--schedule 1f1b|gpipe|interleaved]\n"
+           "                 [--virtual-stages V] [--stages 0-11,12-23,...]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
            "                 [--zero auto|0-3] [--recompute auto|none|selective|full] [--microbatches auto|M]\n"
            "                 (a setting not given is auto: the search chooses it with the strategies)\n"
@@ -156,6 +158,17 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             if (v != "on" && v != "off")
                 throw InputError(a + " " + v + ": expected on or off");
             o.scenario.overlap = v == "on";
+        } else if (a == "--schedule") {
+            const std::string& v = value();
+            o.scenario.schedule = parseSchedule(v);
+            if (!o.scenario.schedule)
+                throw InputError(a + " " + v + ": expected 1f1b, gpipe or interleaved");
+        } else if (a == "--virtual-stages") {
+            o.scenario.virtualStages = positiveInt(a, value());
+        } else if (a == "--stages") {
+            o.scenario.stages = value();
+            if (o.scenario.stages.empty())
+                throw InputError("--stages: expected block ranges such as 0-11,12-23");
         } else if (a == "--tp-overlap") {
             const std::string& v = value();
             o.scenario.tpOverlap = parseTpOverlap(v);

@@ -17,6 +17,26 @@ std::string pad(const std::string& s, std::size_t width) {
     return s.size() >= width ? s + " " : s + std::string(width - s.size(), ' ');
 }
 
+/// The stages: one line each, and the schedule's bubble.
+void printPipeline(const Evaluation& e, std::ostream& out) {
+    const PipelineReport& p = e.pipeline;
+    char line[256];
+    std::snprintf(line, sizeof line, "pipeline   %zu stages, %s%s, %d micro-batches: bubble %.1f%% of the pipelined step%s\n",
+                  p.stages.size(), std::string(scheduleName(p.schedule)).c_str(),
+                  p.virtualStages > 1 ? (" x " + std::to_string(p.virtualStages) + " virtual stages").c_str() : "",
+                  p.microbatches, 100 * p.bubbleFraction,
+                  p.balanced ? "" : "; uneven stages: the slowest sets the pace");
+    out << line;
+    for (const StageReport& s : p.stages) {
+        std::snprintf(line, sizeof line, "  stage %-3d %4d ops  %s per micro-batch (fwd %s, bwd %s, comm %s, send %s)  peak %s%s%s\n",
+                      s.stage, s.ops, formatSeconds(s.perMicrobatch()).c_str(), formatSeconds(s.forward).c_str(),
+                      formatSeconds(s.backward).c_str(), formatSeconds(s.comm).c_str(), formatSeconds(s.transfer).c_str(),
+                      formatBytes(s.peakMemory).c_str(), s.stage == p.slowest ? "  slowest" : "",
+                      s.feasible ? "" : "  DOES NOT FIT");
+        out << line;
+    }
+}
+
 } // namespace
 
 void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster& cluster, std::ostream& out) {
@@ -26,7 +46,10 @@ void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster
     out << "mesh       " << e.mesh.toString() << "   strategy " << e.planName << "\n\n";
     out << "step time  " << formatSeconds(e.stepTime) << "  = compute " << formatSeconds(e.computeTime)
         << " + exposed communication " << formatSeconds(e.exposedCommTime) << " (of " << formatSeconds(e.commTime)
-        << ") + optimizer " << formatSeconds(e.optimizerTime) << "\n";
+        << ") + optimizer " << formatSeconds(e.optimizerTime)
+        << (e.pipeline.active() ? " + pipeline bubble " + formatSeconds(e.bubbleTime) : std::string()) << "\n";
+    if (e.pipeline.active())
+        printPipeline(e, out);
     out << "memory     " << formatBytes(e.peakMemory) << " of " << formatBytes(e.memoryCapacity)
         << " per device: parameters " << formatBytes(e.memory.parameters) << ", gradients "
         << formatBytes(e.memory.gradients) << ", optimizer " << formatBytes(e.memory.optimizer) << ", activations "

@@ -46,7 +46,7 @@ std::string percent(double predicted, double measured) {
 /// The preset fit and the cross-checks (fidelity_calibration.h) as text.
 void printCalibration(std::ostream& out) {
     const Calibration preset = presetFit();
-    out << "\ndgx-a100 device efficiencies fitted to every run above, from the defaults (the preset ships them):\n";
+    out << "\ndgx-a100 device efficiencies fitted to the runs without pipelining, from the defaults (the preset ships them):\n";
     for (const CalibratedParameter& p : preset.parameters) {
         char line[128];
         std::snprintf(line, sizeof line, "  %-30s %8.4g -> %.4g\n", p.name.c_str(), p.initial, p.fitted);

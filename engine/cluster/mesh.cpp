@@ -36,6 +36,8 @@ Mesh Mesh::parse(const std::string& text) {
         throw InputError("--mesh: empty mesh");
     if (mesh.axes.size() > kMaxMeshAxes)
         throw InputError("--mesh '" + text + "': at most " + std::to_string(kMaxMeshAxes) + " axes");
+    if (const auto pipe = mesh.pipeAxis(); pipe && pipe->value != 0)
+        throw InputError("--mesh '" + text + "': the pipe axis must come first (pipe=P,data=..,model=..)");
     return mesh;
 }
 

@@ -25,8 +25,14 @@ struct MeshAxis {
     bool operator==(const MeshAxis&) const = default;
 };
 
+/// The name of the pipeline axis: the major-most axis, whose coordinate is a device's stage.
+inline constexpr const char* kPipeAxis = "pipe";
+
 /// Named axes listed major to minor (`data=16,model=8`). Device ids are node-major, so the minor
-/// axes stay inside a node.
+/// axes stay inside a node. An axis named `pipe` (kPipeAxis) must come first, as Megatron lays ranks
+/// out (tensor parallel fastest, then data, then pipeline): `pipe=8,data=16,model=8` gives stage p the
+/// devices [128 p, 128 p + 128), each stage a sub-mesh `data=16,model=8` of its own. No op strategy
+/// splits a factor over it.
 struct Mesh {
     std::vector<MeshAxis> axes;
 
@@ -55,6 +61,15 @@ struct Mesh {
     int groupLeader(int device, AxisSet set) const;
     /// Every group over `set`: the devices of each in ascending order, groups by their first device.
     std::vector<std::vector<int>> groups(AxisSet set) const;
+    /// The pipe axis, if the mesh has one.
+    std::optional<AxisId> pipeAxis() const { return find(kPipeAxis); }
+    /// Pipeline stages: the pipe axis's size, 1 without one.
+    int pipelineStages() const { return pipeAxis() ? size(*pipeAxis()) : 1; }
+    /// Every axis but the pipe axis (the axes a stage's sub-mesh has).
+    AxisSet stageAxes() const {
+        const AxisSet all = (AxisSet(1) << axes.size()) - 1;
+        return pipeAxis() ? all & ~(AxisSet(1) << pipeAxis()->value) : all;
+    }
     /// Checks the device count equals `devices`. Throws InputError naming both counts.
     void verify(int devices, const std::string& clusterName) const;
 

@@ -151,12 +151,12 @@ double CostModel::savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s
     return bytes;
 }
 
-double CostModel::savedActivationBytes(OpId o, const OpStrategy& s) const {
+void CostModel::addSavedActivations(OpId o, const OpStrategy& s, OpCost& cost) const {
     const std::size_t i = o.index();
-    double bytes = savedBytes(o, saved_.kept[i], s);
-    if (!(saved_.workspace[i] == SavedByOp{}))
-        bytes += saved_.workspaceWeight * savedBytes(o, saved_.workspace[i], s);
-    return bytes;
+    cost.activationWorkspace = saved_.workspace[i] == SavedByOp{}
+                                   ? 0
+                                   : saved_.workspaceWeight * savedBytes(o, saved_.workspace[i], s);
+    cost.memory.activations = savedBytes(o, saved_.kept[i], s) + cost.activationWorkspace;
 }
 
 bool CostModel::keepsProducerSharding(const Edge& e) const {
@@ -331,7 +331,7 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
         if (t.role == TensorRole::Parameter && graph_.parameterOwner(op.inputs[k]) == o)
             addParameterCosts(o, k, s, cost);
     }
-    cost.memory.activations = savedActivationBytes(o, s);
+    addSavedActivations(o, s, cost);
     hideBehindCompute(cost);
     return cost;
 }

@@ -161,7 +161,7 @@ private:
         double forward = 0, backward = 0, recompute = 0, outputBytes = 0;
     };
     ComputeTimes computeTimes(OpId o, const OpStrategy& s) const;
-    double savedActivationBytes(OpId o, const OpStrategy& s) const;
+    void addSavedActivations(OpId o, const OpStrategy& s, OpCost& cost) const;
     double savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s) const;
 
     const Graph& graph_;

@@ -8,11 +8,12 @@ namespace shardscope {
 
 namespace {
 constexpr EnumNames<Phase, 3> kPhases{{{{Phase::Forward, "forward"}, {Phase::Backward, "backward"}, {Phase::Step, "step"}}}};
-constexpr EnumNames<CommPurpose, 5> kPurposes{{{{CommPurpose::Resharding, "resharding"},
+constexpr EnumNames<CommPurpose, 6> kPurposes{{{{CommPurpose::Resharding, "resharding"},
                                                 {CommPurpose::Statistics, "statistics"},
                                                 {CommPurpose::Halo, "halo"},
                                                 {CommPurpose::GradientSync, "gradient-sync"},
-                                                {CommPurpose::ParameterGather, "parameter-gather"}}}};
+                                                {CommPurpose::ParameterGather, "parameter-gather"},
+                                                {CommPurpose::StageTransfer, "stage-transfer"}}}};
 } // namespace
 
 std::string_view phaseName(Phase p) { return kPhases.name(p); }

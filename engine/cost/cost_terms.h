@@ -13,12 +13,13 @@ namespace shardscope {
 
 /// When a collective runs: in a micro-batch's forward or backward, or once per optimizer step.
 enum class Phase { Forward, Backward, Step };
-/// Why a collective runs.
-enum class CommPurpose { Resharding, Statistics, Halo, GradientSync, ParameterGather };
+/// Why a collective runs. StageTransfer: an activation sent to the next pipeline stage, or its
+/// gradient sent back (point-to-point over the pipe axis).
+enum class CommPurpose { Resharding, Statistics, Halo, GradientSync, ParameterGather, StageTransfer };
 
 /// "forward", "backward", "step".
 std::string_view phaseName(Phase p);
-/// "resharding", "statistics", "halo", "gradient-sync", "parameter-gather".
+/// "resharding", "statistics", "halo", "gradient-sync", "parameter-gather", "stage-transfer".
 std::string_view purposeName(CommPurpose p);
 
 /// One collective of a plan: `time` is one occurrence; it runs `count` times per step.
@@ -69,6 +70,9 @@ struct OpCost {
     std::vector<CollectiveCost> collectives;
     MemoryTerms memory;
     double transient = 0;   ///< largest temporary buffer while the op runs
+    /// Of memory.activations, the share of one repeated block's recompute working set (full
+    /// recomputation): live once per device however many micro-batches a pipeline stage holds.
+    double activationWorkspace = 0;
 
     /// Compute seconds (forward, backward, recompute).
     double computeTime() const { return forward + backward + recompute; }

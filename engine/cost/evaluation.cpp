@@ -1,8 +1,10 @@
 #include "engine/cost/evaluation.h"
 
+#include "engine/pipeline/pipeline_cost.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 
 namespace shardscope {
@@ -10,13 +12,25 @@ namespace shardscope {
 namespace {
 
 std::string overflowMessage(const Evaluation& e, const Graph& g) {
-    std::string msg = "peak memory " + formatBytes(e.peakMemory) + " per device exceeds " +
+    std::string stage;
+    if (e.pipeline.active())
+        for (const StageReport& s : e.pipeline.stages)
+            if (s.peakMemory == e.peakMemory) {
+                char inFlight[32];
+                std::snprintf(inFlight, sizeof inFlight, "%.3g", s.inFlight);
+                stage = "stage " + std::to_string(s.stage) + " of " + std::to_string(e.pipeline.stages.size()) +
+                        " (activations of " + inFlight + " micro-batches in flight): ";
+                break;
+            }
+    std::string msg = stage + "peak memory " + formatBytes(e.peakMemory) + " per device exceeds " +
                       formatBytes(e.memoryCapacity) + ": parameters " + formatBytes(e.memory.parameters) +
                       ", gradients " + formatBytes(e.memory.gradients) + ", optimizer state " +
                       formatBytes(e.memory.optimizer) + ", activations " + formatBytes(e.memory.activations) +
                       ", buffers " + formatBytes(e.buffers);
-    std::vector<std::size_t> order(e.perOp.size());
-    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::vector<std::size_t> order;
+    for (std::size_t o = 0; o < e.perOp.size(); ++o)
+        if (!e.pipeline.active() || e.pipeline.stages[std::size_t(e.pipeline.stageOfOp[o])].peakMemory == e.peakMemory)
+            order.push_back(o);
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         const double ma = e.perOp[a].memory.sum(), mb = e.perOp[b].memory.sum();
         return ma != mb ? ma > mb : a < b;
@@ -51,7 +65,11 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
         OpReport& r = e->perOp[o.index()];
         r.op = o;
         r.strategy = plan.strategies[o.index()].toString(g.op(o).rule, model.mesh());
+        r.forwardTime = c.forward;
+        r.backwardTime = c.backward;
+        r.recomputeTime = c.recompute;
         r.computeTime = c.computeTime();
+        r.activationWorkspace = c.activationWorkspace;
         r.optimizerTime = c.optimizer;
         r.collectives = c.collectives;
         r.memory = c.memory;
@@ -68,6 +86,8 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
             er.bytesSent += cc.bytesSent * cc.count;
         e->perEdge.push_back(std::move(er));
     }
+    if (plan.pipeline.active())
+        addStageTransfers(model, plan, *e);
     for (OpReport& r : e->perOp) {
         for (const CollectiveCost& c : r.collectives) {
             r.commTime += c.totalTime();
@@ -84,6 +104,8 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     e->stepTime = e->computeTime + e->exposedCommTime + e->optimizerTime;
     e->peakMemory = e->memory.sum() + e->buffers;
     e->feasible = e->peakMemory <= e->memoryCapacity;
+    if (plan.pipeline.active())
+        composePipeline(model, plan, *e);
     if (!e->feasible)
         e->overflow = overflowMessage(*e, g);
     return e;

@@ -2,6 +2,7 @@
 // Whole-plan evaluation: the analytic step time and memory with every figure broken down per op.
 
 #include "engine/cost/cost_model.h"
+#include "engine/pipeline/pipeline_report.h"
 #include "engine/plans/plan.h"
 
 #include <memory>
@@ -14,12 +15,16 @@ namespace shardscope {
 struct OpReport {
     OpId op;
     std::string strategy;          ///< "data:b model:f"
+    double forwardTime = 0;        ///< of computeTime, the forward (per step)
+    double backwardTime = 0;       ///< the backward
+    double recomputeTime = 0;      ///< the forward run again in the backward
     double computeTime = 0;
     double commTime = 0;
     double exposedCommTime = 0;    ///< of commTime, what is not hidden behind compute
     double optimizerTime = 0;
     std::vector<CollectiveCost> collectives;
     MemoryTerms memory;
+    double activationWorkspace = 0; ///< of memory.activations, OpCost::activationWorkspace
     double transient = 0;
 };
 
@@ -45,7 +50,8 @@ struct Evaluation {
     double commTime = 0;
     double exposedCommTime = 0;    ///< of commTime, what is not hidden behind compute (StepSettings::overlap)
     double optimizerTime = 0;
-    MemoryTerms memory;            ///< bytes per device
+    double bubbleTime = 0;         ///< pipelined: the slowest stage's idle time (fill, drain, waiting)
+    MemoryTerms memory;            ///< bytes per device (pipelined: of the stage with the highest peak)
     double buffers = 0;            ///< largest transient buffer
     double peakMemory = 0;
     double memoryCapacity = 0;
@@ -54,6 +60,10 @@ struct Evaluation {
     double commBytesPerDevice = 0; ///< bytes each device sends per step
     std::vector<OpReport> perOp;   ///< indexed by OpId; an op's collectives include the resharding into it
     std::vector<EdgeReport> perEdge; ///< indexed like CostModel::edges()
+    /// With a pipe axis: the stages and the schedule. Then stepTime is the pipelined step,
+    /// compute, exposed communication and optimizer are the slowest stage's per step and
+    /// stepTime = computeTime + exposedCommTime + optimizerTime + bubbleTime.
+    PipelineReport pipeline;
 };
 
 /// Evaluates `plan` under `model`. Assumes plan.verify(model.graph()) is empty and the plan's mesh and

@@ -11,6 +11,8 @@ constexpr EnumNames<AttentionKernel, 2> kAttention{
     {{{AttentionKernel::Fused, "fused"}, {AttentionKernel::Unfused, "unfused"}}}};
 constexpr EnumNames<TpOverlap, 3> kTpOverlap{
     {{{TpOverlap::Off, "off"}, {TpOverlap::Backward, "backward"}, {TpOverlap::Full, "full"}}}};
+constexpr EnumNames<Schedule, 3> kSchedule{
+    {{{Schedule::OneFOneB, "1f1b"}, {Schedule::GPipe, "gpipe"}, {Schedule::Interleaved, "interleaved"}}}};
 constexpr EnumNames<OptimizerKind, 2> kOptimizers{{{{OptimizerKind::Adam, "adam"}, {OptimizerKind::Sgd, "sgd"}}}};
 } // namespace
 
@@ -27,6 +29,10 @@ std::string_view tpOverlapName(TpOverlap t) { return kTpOverlap.name(t); }
 std::optional<TpOverlap> parseTpOverlap(std::string_view name) {
     return name == "on" ? std::optional<TpOverlap>(TpOverlap::Full) : kTpOverlap.parse(name);
 }
+
+std::string_view scheduleName(Schedule s) { return kSchedule.name(s); }
+
+std::optional<Schedule> parseSchedule(std::string_view name) { return kSchedule.parse(name); }
 
 std::string_view optimizerName(OptimizerKind o) { return kOptimizers.name(o); }
 

@@ -21,6 +21,13 @@ enum class AttentionKernel { Fused, Unfused };
 /// PyTorch async TP).
 enum class TpOverlap { Off, Backward, Full };
 
+/// How micro-batches flow through pipeline stages (DESIGN 2.4, Pipelining): all forwards then all
+/// backwards (GPipe), one forward one backward in the steady state (1F1B, PipeDream-Flush, Megatron's
+/// default), or 1F1B over V model chunks per device (Megatron's interleaved schedule). With m
+/// micro-batches and P balanced stages the bubble is (P-1)/(m+P-1) of the step for GPipe and 1F1B
+/// and (P-1)/(V m+P-1) interleaved.
+enum class Schedule { OneFOneB, GPipe, Interleaved };
+
 /// "none", "selective", "full".
 std::string_view recomputeName(Recompute r);
 /// Parses a recompute name; nullopt if unknown.
@@ -33,6 +40,10 @@ std::optional<AttentionKernel> parseAttention(std::string_view name);
 std::string_view tpOverlapName(TpOverlap t);
 /// Parses a tensor-parallel overlap name ("on" is "full"); nullopt if unknown.
 std::optional<TpOverlap> parseTpOverlap(std::string_view name);
+/// "1f1b", "gpipe", "interleaved".
+std::string_view scheduleName(Schedule s);
+/// Parses a schedule name; nullopt if unknown.
+std::optional<Schedule> parseSchedule(std::string_view name);
 /// "adam", "sgd".
 std::string_view optimizerName(OptimizerKind o);
 /// Parses an optimizer name; nullopt if unknown.
@@ -62,6 +73,9 @@ struct StepSettings {
     /// Megatron's distributed optimizer do: a bucket of small tensors pays its latencies once
     /// (CommModel::coalescedTime), and the simulator reduces gradients bucket by bucket.
     double bucketBytes = 25e6;
+    /// With a pipe axis: the pipeline schedule, and the model chunks per device (V, interleaved only).
+    Schedule schedule = Schedule::OneFOneB;
+    int virtualStages = 1;
 
     bool operator==(const StepSettings&) const = default;
 };

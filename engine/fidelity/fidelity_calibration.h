@@ -19,8 +19,9 @@ namespace shardscope {
 /// `c` with the device efficiencies at DeviceSpec's defaults, where every fit here starts.
 Cluster withDefaultEfficiencies(Cluster c);
 
-/// The fit of the dgx-a100 device efficiencies to every published run, from the defaults: the
-/// preset ships its result.
+/// The fit of the dgx-a100 device efficiencies to the published runs without pipelining (Megatron's
+/// and torchtitan's families), from the defaults: the preset ships its result, and the pipelined
+/// runs test it.
 Calibration presetFit();
 
 /// Runs fitted on and runs predicted with the fit, every figure in seconds per step.

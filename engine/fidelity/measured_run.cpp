@@ -100,6 +100,8 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
             settings.overlap = run.overlap;
             settings.tpOverlap = run.tpOverlap;
             settings.bucketBytes = run.bucketBytes;
+            settings.schedule = run.schedule;
+            settings.virtualStages = run.virtualStages;
             settings.microbatches = m;
             const Plan plan = baselinePlan(g, mesh, run.strategy, settings);
             const CostModel model(g, cluster, mesh, plan.settings);

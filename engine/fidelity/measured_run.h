@@ -36,6 +36,8 @@ struct MeasuredRun {
     bool overlap = true;             ///< StepSettings::overlap
     TpOverlap tpOverlap = TpOverlap::Off; ///< StepSettings::tpOverlap
     double bucketBytes = StepSettings{}.bucketBytes; ///< StepSettings::bucketBytes
+    Schedule schedule = Schedule::OneFOneB; ///< StepSettings::schedule, with a pipe axis in `mesh`
+    int virtualStages = 1;           ///< StepSettings::virtualStages
     int microbatches = 0;            ///< 0: the fewest that fit, as the expert tunes gradient accumulation
     RunMetric metric = RunMetric::StepSeconds;
     double measured = 0;             ///< in the metric's unit

@@ -36,6 +36,46 @@ MeasuredRun narayananRow(int row, const std::string& size, int layers, int hidde
     return r;
 }
 
+/// Narayanan et al. 2021 Table 1 rows 5-10: tensor parallelism 8 in a node, pipeline parallelism
+/// over `pipe` stages, data parallelism over the rest; micro-batch size 1 and the 1F1B schedule
+/// (Megatron-LM's defaults; the table does not give them), full recomputation.
+MeasuredRun narayananPipelined(int row, const std::string& size, int layers, int hidden, int heads, int pipe, int gpus,
+                               int batch, double tflops) {
+    MeasuredRun r = narayananRow(row, size, layers, hidden, heads, 8, gpus, batch, tflops);
+    const int data = gpus / 8 / pipe;
+    r.name = "Narayanan Table 1 row " + std::to_string(row) + " (" + size + ", TP 8, PP " + std::to_string(pipe) + ", " +
+             std::to_string(gpus) + " GPUs)";
+    r.mesh = "pipe=" + std::to_string(pipe) + (data > 1 ? ",data=" + std::to_string(data) : "") + ",model=8";
+    r.microbatches = batch / data;
+    return r;
+}
+
+/// Korthikanti et al. 2022 Table 3: GPTs of 175B, 530B and 1T parameters with tensor parallelism 8
+/// and pipeline parallelism over every node (no data parallelism), batch = GPUs, micro-batch size 1,
+/// seconds per iteration; `virtualStages` > 1 runs the interleaved schedule.
+MeasuredRun korthikantiPipelined(const std::string& size, int layers, int hidden, int heads, int pipe,
+                                 const std::string& what, const std::string& strategy, Recompute recompute,
+                                 int virtualStages, double seconds) {
+    const int gpus = 8 * pipe;
+    MeasuredRun r;
+    r.name = "Korthikanti " + size + ", TP 8, PP " + std::to_string(pipe) + ", " + what;
+    r.source = "Korthikanti et al. 2022, Table 3";
+    r.model = "gpt";
+    r.sets = gptSets(layers, hidden, heads);
+    r.batch = gpus;
+    r.cluster = "dgx-a100";
+    r.nodes = pipe;
+    r.mesh = "pipe=" + std::to_string(pipe) + ",model=8";
+    r.strategy = strategy;
+    r.recompute = recompute;
+    r.microbatches = gpus;
+    r.schedule = virtualStages > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
+    r.virtualStages = virtualStages;
+    r.metric = RunMetric::StepSeconds;
+    r.measured = seconds;
+    return r;
+}
+
 /// Korthikanti et al. 2022: the 22B GPT (48 layers, hidden 6144, 64 heads) on one DGX A100 node with
 /// tensor parallelism 8 and batch 4, seconds per iteration.
 MeasuredRun korthikanti22b(const std::string& what, const std::string& strategy, Recompute recompute, double seconds) {
@@ -104,9 +144,27 @@ std::vector<MeasuredRun> torchtitanFamily() {
                             2, Recompute::None, 2162)};
 }
 
+std::vector<MeasuredRun> pipelinedFamily() {
+    const auto full = Recompute::Full, selective = Recompute::Selective;
+    return {narayananPipelined(5, "39.1B", 48, 8192, 64, 2, 512, 1536, 138),
+            narayananPipelined(6, "76.1B", 60, 10240, 80, 4, 1024, 1792, 140),
+            narayananPipelined(7, "145.6B", 80, 12288, 96, 8, 1536, 2304, 148),
+            narayananPipelined(8, "310.1B", 96, 16384, 128, 16, 1920, 2160, 155),
+            narayananPipelined(9, "529.6B", 105, 20480, 128, 35, 2520, 2520, 163),
+            narayananPipelined(10, "1008B", 128, 25600, 160, 64, 3072, 3072, 163),
+            korthikantiPipelined("175B", 96, 12288, 96, 8, "full recomputation", "megatron", full, 3, 18.13),
+            korthikantiPipelined("175B", 96, 12288, 96, 8, "SP + selective", "megatron-sp", selective, 3, 13.75),
+            korthikantiPipelined("530B", 105, 20480, 128, 35, "full recomputation", "megatron", full, 1, 49.05),
+            korthikantiPipelined("530B", 105, 20480, 128, 35, "SP + selective", "megatron-sp", selective, 1, 37.83),
+            korthikantiPipelined("1T", 128, 25600, 160, 64, "full recomputation", "megatron", full, 1, 94.42),
+            korthikantiPipelined("1T", 128, 25600, 160, 64, "SP + selective", "megatron-sp", selective, 1, 71.49)};
+}
+
 std::vector<MeasuredRun> publishedRuns() {
     std::vector<MeasuredRun> runs = megatronFamily();
     for (MeasuredRun& r : torchtitanFamily())
+        runs.push_back(std::move(r));
+    for (MeasuredRun& r : pipelinedFamily())
         runs.push_back(std::move(r));
     return runs;
 }

@@ -16,7 +16,10 @@ std::vector<MeasuredRun> megatronFamily();
 /// torchtitan (PyTorch FSDP2, fused attention, overlap) on 64 A100s: Llama 3 70B and Llama 2 70B
 /// with full activation checkpointing, Llama 2 13B without (docs/performance.md).
 std::vector<MeasuredRun> torchtitanFamily();
-/// Both families, Megatron's first.
+/// Megatron-LM with pipelining on A100s: Narayanan et al. 2021 Table 1 rows 5-10 and Korthikanti
+/// et al. 2022 Table 3 (175B, 530B, 1T; full recomputation and SP + selective).
+std::vector<MeasuredRun> pipelinedFamily();
+/// Every family: Megatron's, torchtitan's, the pipelined runs.
 std::vector<MeasuredRun> publishedRuns();
 
 } // namespace shardscope

@@ -55,6 +55,31 @@ json evaluationToJson(const Evaluation& e, const Graph& graph) {
              {"per_op", perOp}};
     if (!e.feasible)
         out["overflow"] = e.overflow;
+    if (e.pipeline.active()) {
+        json stages = json::array();
+        for (const StageReport& s : e.pipeline.stages)
+            stages.push_back({{"stage", s.stage},
+                              {"chunks", s.chunks},
+                              {"ops", s.ops},
+                              {"forward_s", s.forward},
+                              {"backward_s", s.backward},
+                              {"comm_s", s.comm},
+                              {"transfer_s", s.transfer},
+                              {"transfer_bytes", s.transferBytes},
+                              {"per_microbatch_s", s.perMicrobatch()},
+                              {"step_work_s", s.stepWork},
+                              {"in_flight", s.inFlight},
+                              {"peak_memory_bytes", s.peakMemory},
+                              {"feasible", s.feasible}});
+        out["bubble_time_s"] = e.bubbleTime;
+        out["pipeline"] = {{"stages", stages},
+                           {"schedule", std::string(scheduleName(e.pipeline.schedule))},
+                           {"virtual_stages", e.pipeline.virtualStages},
+                           {"microbatches", e.pipeline.microbatches},
+                           {"slowest_stage", e.pipeline.slowest},
+                           {"bubble_fraction", e.pipeline.bubbleFraction},
+                           {"balanced", e.pipeline.balanced}};
+    }
     return out;
 }
 

@@ -24,7 +24,7 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
         in.fail(path, "must be an object");
     in.checkKnown(r, path,
                   {"name", "model", "set", "nodes", "mesh", "strategy", "batch", "microbatches", "recompute",
-                   "attention", "overlap", "tp_overlap", "bucket_mb", "step_time_s"});
+                   "attention", "overlap", "tp_overlap", "bucket_mb", "schedule", "virtual_stages", "step_time_s"});
     MeasuredRun run;
     run.name = r.contains("name") ? in.string(r, path, "name") : "run " + std::to_string(index + 1);
     run.source = in.source();
@@ -71,6 +71,18 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
         if (!t)
             in.fail(path + ".tp_overlap", "must be off, backward or full");
         run.tpOverlap = *t;
+    }
+    if (r.contains("schedule")) {
+        const auto s = parseSchedule(in.string(r, path, "schedule"));
+        if (!s)
+            in.fail(path + ".schedule", "must be 1f1b, gpipe or interleaved");
+        run.schedule = *s;
+    }
+    if (r.contains("virtual_stages")) {
+        const long long v = in.integer(r, path, "virtual_stages");
+        if (v < 1 || v > 1024)
+            in.fail(path + ".virtual_stages", "must be between 1 and 1024");
+        run.virtualStages = static_cast<int>(v);
     }
     if (r.contains("bucket_mb"))
         run.bucketBytes = in.numberIn(r, path, "bucket_mb", kMinBucketMb, kMaxBucketMb) * 1e6;

@@ -54,7 +54,8 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
     const JsonFields in(source);
     const json doc = in.parse(text);
     in.checkHeader(doc, "shardscope-plan");
-    in.checkKnown(doc, "", {"format", "version", "name", "model", "mesh", "settings", "strategies", "tactics", "cost", "why"});
+    in.checkKnown(doc, "", {"format", "version", "name", "model", "mesh", "settings", "strategies", "tactics", "cost", "why",
+                            "pipeline"});
     Plan plan;
     plan.name = doc.contains("name") ? in.string(doc, "", "name") : source;
     if (doc.contains("why"))
@@ -67,7 +68,7 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
     if (doc.contains("settings")) {
         const json& s = in.object(doc, "", "settings");
         in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "overlap", "tp_overlap", "bucket_mb",
-                                          "optimizer", "zero_stage", "zero_axes"});
+                                          "optimizer", "zero_stage", "zero_axes", "schedule", "virtual_stages"});
         if (s.contains("microbatches")) {
             const long long m = in.integer(s, "settings", "microbatches");
             if (m < 1 || m > 1000000)
@@ -107,6 +108,18 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
             if (z < 0 || z > 3)
                 in.fail("settings.zero_stage", "must be 0, 1, 2 or 3");
             plan.settings.zeroStage = static_cast<int>(z);
+        }
+        if (s.contains("schedule")) {
+            const auto sched = parseSchedule(in.string(s, "settings", "schedule"));
+            if (!sched)
+                in.fail("settings.schedule", "must be 1f1b, gpipe or interleaved");
+            plan.settings.schedule = *sched;
+        }
+        if (s.contains("virtual_stages")) {
+            const long long v = in.integer(s, "settings", "virtual_stages");
+            if (v < 1 || v > 1024)
+                in.fail("settings.virtual_stages", "must be between 1 and 1024");
+            plan.settings.virtualStages = static_cast<int>(v);
         }
         if (s.contains("zero_axes"))
             for (const json& a : in.array(s, "settings", "zero_axes")) {
@@ -176,6 +189,23 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
         if (!plan.tacticSteps.empty() && plan.tacticSteps.size() != plan.tactics.size())
             in.fail("tactics", "either every tactic has its step figures or none has");
     }
+    if (plan.mesh.pipelineStages() > 1 || doc.contains("pipeline")) {
+        std::vector<int> chunkBlocks;
+        if (doc.contains("pipeline")) {
+            const json& p = in.object(doc, "", "pipeline");
+            in.checkKnown(p, "pipeline", {"chunk_blocks"});
+            for (const json& n : in.array(p, "pipeline", "chunk_blocks")) {
+                if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > 1000000)
+                    in.fail("pipeline.chunk_blocks", "must be positive block counts");
+                chunkBlocks.push_back(n.get<int>());
+            }
+        }
+        try {
+            plan.pipeline = makePipelineLayout(graph, plan.mesh.pipelineStages(), plan.settings.virtualStages, chunkBlocks);
+        } catch (const InputError& e) {
+            in.fail("pipeline", e.what());
+        }
+    }
     if (auto err = plan.verify(graph); !err.empty())
         in.fail("strategies", err);
     return plan;
@@ -189,7 +219,9 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
                   {"tp_overlap", std::string(tpOverlapName(plan.settings.tpOverlap))},
                   {"bucket_mb", plan.settings.bucketBytes / 1e6},
                   {"optimizer", std::string(optimizerName(plan.settings.optimizer))},
-                  {"zero_stage", plan.settings.zeroStage}};
+                  {"zero_stage", plan.settings.zeroStage},
+                  {"schedule", std::string(scheduleName(plan.settings.schedule))},
+                  {"virtual_stages", plan.settings.virtualStages}};
     json zeroAxes = json::array();
     for (std::size_t a = 0; a < plan.mesh.rank(); ++a)
         if (plan.settings.zeroAxes & (AxisSet(1) << a))
@@ -225,6 +257,8 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
     json doc{{"format", "shardscope-plan"}, {"version", 1},        {"name", plan.name},
              {"model", graph.name},         {"mesh", plan.mesh.toString()}, {"settings", settings},
              {"strategies", strategies},    {"tactics", tactics}};
+    if (plan.pipeline.active())
+        doc["pipeline"] = {{"chunk_blocks", plan.pipeline.chunkBlocks}};
     if (!plan.whyByDefault.empty())
         doc["why"] = plan.whyByDefault;
     if (evaluation)

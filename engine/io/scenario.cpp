@@ -3,6 +3,7 @@
 #include "engine/io/cluster_file.h"
 #include "engine/io/json_fields.h"
 #include "engine/io/plan_file.h"
+#include "engine/ir/repeated_blocks.h"
 #include "engine/plans/baselines.h"
 #include "engine/util/error.h"
 
@@ -47,17 +48,32 @@ Scenario loadScenario(const ScenarioRequest& request) {
         if (request.zeroStage && *request.zeroStage != s.plan.settings.zeroStage)
             throw InputError("--zero " + std::to_string(*request.zeroStage) + " contradicts " + request.strategy +
                              " (zero_stage " + std::to_string(s.plan.settings.zeroStage) + ")");
+        if ((request.schedule && *request.schedule != s.plan.settings.schedule) ||
+            (request.virtualStages && *request.virtualStages != s.plan.settings.virtualStages) ||
+            (!request.stages.empty() && request.stages != s.plan.pipeline.rangesText()))
+            throw InputError("--schedule, --virtual-stages and --stages contradict the pipeline of " + request.strategy);
     } else {
         StepSettings settings;
         settings.microbatches = request.microbatches.value_or(1);
         settings.recompute = request.recompute.value_or(Recompute::None);
         settings.optimizer = request.optimizer.value_or(OptimizerKind::Adam);
         settings.attention = request.attention.value_or(AttentionKernel::Fused);
+        settings.virtualStages = request.virtualStages.value_or(1);
+        settings.schedule = request.schedule.value_or(settings.virtualStages > 1 ? Schedule::Interleaved
+                                                                               : Schedule::OneFOneB);
         s.graph = loadModel(request.model, settings.microbatches);
         const Mesh mesh = request.mesh.empty() ? Mesh{{MeshAxis{"data", s.cluster.deviceCount()}}}
                                                : Mesh::parse(request.mesh);
         mesh.verify(s.cluster.deviceCount(), s.cluster.name);
         s.plan = baselinePlan(s.graph, mesh, request.strategy, settings);
+        if (!request.stages.empty()) {
+            if (mesh.pipelineStages() <= 1)
+                throw InputError("--stages " + request.stages.substr(0, 80) + ": the mesh " + mesh.toString() +
+                                 " has no pipe axis");
+            const auto blocks = findRepeatedBlocks(s.graph);
+            s.plan.pipeline = makePipelineLayout(s.graph, mesh.pipelineStages(), settings.virtualStages,
+                                                 parseChunkRanges(request.stages, blocks ? blocks->count() : 0));
+        }
         if (request.zeroStage && *request.zeroStage != s.plan.settings.zeroStage) {
             if (s.plan.settings.zeroStage != 0)
                 throw InputError("--zero " + std::to_string(*request.zeroStage) + " contradicts --strategy " +

@@ -27,6 +27,9 @@ struct ScenarioRequest {
     std::optional<double> bucketBytes;    ///< StepSettings::bucketBytes; the same
     std::optional<OptimizerKind> optimizer;
     std::optional<int> zeroStage;         ///< 0-3; with a baseline, the same as naming it "+zeroN"
+    std::optional<Schedule> schedule;     ///< StepSettings::schedule (a mesh with a pipe axis)
+    std::optional<int> virtualStages;     ///< StepSettings::virtualStages
+    std::string stages;                   ///< "0-11,12-23,...": blocks per model chunk; empty: balanced
 };
 
 /// A loaded model, cluster and plan that agree with each other.

@@ -104,13 +104,18 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
     std::optional<AxisId> data = mesh.find("data");
     std::optional<AxisId> model = mesh.find("model");
     if (!data && !model) {
-        if (mesh.rank() >= 2) {
-            data = AxisId(0);
-            model = AxisId(mesh.rank() - 1);
-        } else if (s.pattern == Pattern::Data) {
-            data = AxisId(0);
-        } else {
-            model = AxisId(0);
+        // The unnamed axes, major to minor, without the pipe axis (it holds stages).
+        std::vector<AxisId> free;
+        for (std::size_t a = 0; a < mesh.rank(); ++a)
+            if (mesh.stageAxes() & (AxisSet(1) << a))
+                free.push_back(AxisId(a));
+        if (free.size() >= 2) {
+            data = free.front();
+            model = free.back();
+        } else if (free.size() == 1 && s.pattern == Pattern::Data) {
+            data = free.front();
+        } else if (free.size() == 1) {
+            model = free.front();
         }
     }
     if (s.pattern != Pattern::Data && !model)
@@ -140,6 +145,8 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
     settings.zeroStage = s.zeroStage;
     settings.zeroAxes = s.zeroStage > 0 ? axisBit(*data) : 0;
     plan.settings = settings;
+    if (mesh.pipelineStages() > 1)
+        plan.pipeline = makePipelineLayout(graph, mesh.pipelineStages(), settings.virtualStages);
     return plan;
 }
 

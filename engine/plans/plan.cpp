@@ -17,6 +17,23 @@ std::string Plan::verify(const Graph& graph) const {
     for (std::size_t o = 0; o < strategies.size(); ++o)
         if (auto e = verifyStrategy(graph.ops()[o], mesh, strategies[o]); !e.empty())
             return "op '" + graph.ops()[o].name + "': " + e;
+    if (const auto pipe = mesh.pipeAxis()) {
+        for (std::size_t o = 0; o < strategies.size(); ++o)
+            if (strategies[o].usedAxes() & axisBit(*pipe))
+                return "op '" + graph.ops()[o].name + "': the pipe axis holds stages; no factor splits over it";
+        const int stages = mesh.size(*pipe);
+        if (stages > 1 && (pipeline.stages != stages || pipeline.chunkOf.size() != graph.ops().size()))
+            return "pipeline: the mesh has " + std::to_string(stages) + " stages but the plan cuts the model into " +
+                   std::to_string(pipeline.stages);
+    } else if (pipeline.active()) {
+        return "pipeline: the plan has " + std::to_string(pipeline.stages) + " stages but the mesh " +
+               mesh.toString() + " has no pipe axis";
+    }
+    if (pipeline.active() && pipeline.virtualStages != settings.virtualStages)
+        return "pipeline: " + std::to_string(pipeline.virtualStages) + " virtual stages in the cut, " +
+               std::to_string(settings.virtualStages) + " in the settings";
+    if (settings.virtualStages < 1 || (settings.virtualStages > 1 && settings.schedule != Schedule::Interleaved))
+        return "settings: virtual stages above 1 need the interleaved schedule";
     if (settings.microbatches < 1)
         return "settings: microbatches must be at least 1";
     if (settings.zeroStage < 0 || settings.zeroStage > 3)

@@ -363,13 +363,13 @@ private slots:
         QVERIFY2(bad.err.contains("README.md"), bad.err.constData());
     }
     void fidelityTableNamesEverySource() {
-        // bench --fidelity: the nine published runs, the fourteen Table 2 settings and the cross-checks'
+        // bench --fidelity: the 21 published runs, the fourteen Table 2 settings and the cross-checks'
         // predictions after calibrating on other runs (4 + 1 + 3), each with its source and predicted /
         // published.
         const Run r = cli({QStringLiteral("bench"), QStringLiteral("--fidelity"), QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 0);
         const QJsonArray rows = QJsonDocument::fromJson(r.out).array();
-        QCOMPARE(rows.size(), 9 + 14 + 4 + 1 + 3);
+        QCOMPARE(rows.size(), 21 + 14 + 4 + 1 + 3);
         int calibrated = 0;
         for (const QJsonValue& v : rows) {
             const QJsonObject row = v.toObject();

@@ -1,0 +1,186 @@
+// Pipelined plans (DESIGN 2.4, Pipelining): the stage cut, the schedule's closed forms on balanced
+// stages (step, bubble, activations in flight), the sends at every cut, and the checks on meshes and
+// plans. Expected figures come from an unpipelined evaluation of one stage's devices and the
+// schedules' formulas written out here.
+
+#include <QTest>
+// Qt first: moc cannot parse <concepts> unless Qt headers came before.
+
+#include "engine/builders/builders.h"
+#include "engine/cluster/cluster_presets.h"
+#include "engine/cost/evaluation.h"
+#include "engine/plans/baselines.h"
+#include "engine/util/error.h"
+
+#include <cmath>
+
+using namespace shardscope;
+
+namespace {
+
+/// A stack of identical linear + ReLU layers (hidden = ffn), global batch `batch`, built for `m`
+/// micro-batches. Every pair of layers from layer 1 on is one repeated block (layer 0 reads the
+/// graph's input, the last layer feeds the loss): `layers` = 2 blocks + 2.
+Graph stack(int layers, int batch, int m) {
+    ModelParams p;
+    p.layers = layers;
+    p.hidden = 1024;
+    p.ffn = 1024;
+    p.batch = batch;
+    return buildModel("mlp", p, m, "stack");
+}
+
+/// A one-node cluster of `devices` A100s.
+Cluster node(int devices) {
+    Cluster c = clusterPreset("dgx-a100", 1);
+    c.levels.front().size = devices;
+    return c;
+}
+
+void near(double actual, double expected, const char* what) {
+    QVERIFY2(std::abs(actual - expected) <= 1e-9 * std::abs(expected) + 1e-15,
+             qPrintable(QStringLiteral("%1: %2, expected %3").arg(QLatin1String(what)).arg(actual, 0, 'g', 12).arg(expected, 0, 'g', 12)));
+}
+
+} // namespace
+
+class TestPipeline : public QObject {
+    Q_OBJECT
+private slots:
+    void layoutDealsBlocksToChunks() {
+        QCOMPARE(balancedChunkBlocks(10, 4), (std::vector<int>{3, 3, 2, 2}));
+        QCOMPARE(parseChunkRanges("0-2,3-7,8-9", 10), (std::vector<int>{3, 5, 2}));
+        for (const char* bad : {"0-2,4-9", "1-9", "0-3,4-8", "0-x"})
+            QVERIFY_THROWS_EXCEPTION(InputError, parseChunkRanges(bad, 10));
+        QVERIFY_THROWS_EXCEPTION(InputError, balancedChunkBlocks(3, 4));
+        // 18 layers = 8 blocks (layers 1-16) over 4 stages x 2 virtual stages: chunk c holds block c
+        // (layers 2c+1 and 2c+2); layer 0 joins chunk 0, layer 17 and the loss the last; stage 1 runs
+        // chunks 1 and 5.
+        const Graph g = stack(18, 8, 1);
+        const PipelineLayout l = makePipelineLayout(g, 4, 2);
+        QCOMPARE(l.chunkBlocks, std::vector<int>(8, 1));
+        QCOMPARE(l.chunkOf[g.findOp("layers.0.fc")->index()], 0);
+        QCOMPARE(l.chunkOf[g.findOp("layers.11.relu")->index()], 5);
+        QCOMPARE(l.stageOf(*g.findOp("layers.11.relu")), 1);
+        QCOMPARE(l.chunkOf[g.findOp("layers.17.fc")->index()], 7);
+        QCOMPARE(l.chunkOf[g.findOp("loss")->index()], 7);
+        QCOMPARE(l.rangesText(), std::string("0-0,1-1,2-2,3-3,4-4,5-5,6-6,7-7"));
+        QVERIFY_THROWS_EXCEPTION(InputError, makePipelineLayout(g, 4, 4));
+    }
+    void meshAndPlanChecks() {
+        QVERIFY_THROWS_EXCEPTION(InputError, Mesh::parse("data=2,pipe=4"));
+        const Mesh mesh = Mesh::parse("pipe=4,data=2");
+        QCOMPARE(mesh.pipelineStages(), 4);
+        QCOMPARE(mesh.stageAxes(), AxisSet(2));
+        const Graph g = stack(10, 8, 1);
+        Plan plan = baselinePlan(g, mesh, "dp", {});
+        QCOMPARE(plan.verify(g), std::string());
+        QCOMPARE(plan.pipeline.stages, 4);
+        // No factor splits over the pipe axis.
+        plan.strategies[g.findOp("layers.0.fc")->index()].factorOfAxis[0] = 0;
+        QVERIFY(plan.verify(g).find("pipe axis") != std::string::npos);
+        // Virtual stages need the interleaved schedule.
+        StepSettings s;
+        s.virtualStages = 2;
+        QVERIFY_THROWS_EXCEPTION(InputError, baselinePlan(g, mesh, "dp", s)); // 4 blocks, 8 chunks
+        const Graph deep = stack(18, 8, 1);
+        Plan interleaved = baselinePlan(deep, mesh, "dp", s);
+        QVERIFY(interleaved.verify(deep).find("interleaved") != std::string::npos);
+    }
+    void oneFOneBOnBalancedStagesByHand() {
+        // 10 layers (4 blocks) on pipe=4,data=2 in one node, 8 micro-batches of 4 rows (2 per
+        // device). Each stage is one block (stage 0 also layer 0, stage 3 layer 9 and the loss) on a
+        // data=2 pair: the same figures as its ops in an unpipelined plan on two GPUs.
+        const int P = 4, m = 8, batch = 32;
+        const Graph g = stack(10, batch, m);
+        StepSettings settings;
+        settings.microbatches = m;
+        settings.overlap = false;
+        const Mesh mesh = Mesh::parse("pipe=4,data=2");
+        const Cluster cluster = node(8);
+        const Plan plan = baselinePlan(g, mesh, "dp", settings);
+        const auto e = evaluate(CostModel(g, cluster, mesh, plan.settings), plan);
+        const Mesh pair = Mesh::parse("data=2");
+        const Cluster two = node(2);
+        const Plan flat = baselinePlan(g, pair, "dp", settings);
+        const auto ref = evaluate(CostModel(g, two, pair, flat.settings), flat);
+
+        // Per stage: its ops' compute and exposed communication per micro-batch from the reference,
+        // plus the sends. The activation crossing a cut is [2, 1024] bf16 per device (split on the
+        // data axis, so nothing to scatter): 4096 bytes at NVLink's achieved 232.5 GB/s, one step of
+        // 1.75 us and the 15.26 us every collective pays, sent forward and its gradient back.
+        const double bytes = 2 * 1024 * 2;
+        const double send = 15.26e-6 + bytes / (300e9 * 0.775) + 1.75e-6;
+        std::vector<double> t(P, 0), w(P, 0), kept(P, 0), fixed(P, 0);
+        for (const OpReport& r : ref->perOp) {
+            const int s = plan.pipeline.stageOf(r.op);
+            double comm = 0, stepComm = 0;
+            for (const CollectiveCost& c : r.collectives)
+                (c.phase == Phase::Step ? stepComm : comm) += c.exposedTime();
+            t[s] += (r.computeTime + comm) / m;
+            w[s] += r.optimizerTime + stepComm;
+            kept[s] += r.memory.activations;
+            fixed[s] += r.memory.parameters + r.memory.gradients + r.memory.optimizer;
+        }
+        for (int s = 0; s < P; ++s)
+            t[s] += send * ((s < P - 1) + (s > 0));
+        const double slot = *std::max_element(t.begin(), t.end());
+        QVERIFY(e->pipeline.active());
+        near(e->stepTime, (m + P - 1) * slot + *std::max_element(w.begin(), w.end()), "step");
+        near(e->pipeline.bubbleFraction, double(P - 1) / (m + P - 1), "bubble");
+        for (int s = 0; s < P; ++s) {
+            const StageReport& st = e->pipeline.stages[std::size_t(s)];
+            near(st.perMicrobatch(), t[s], "stage time");
+            QCOMPARE(st.inFlight, double(std::min(P - s, m)));
+            near(st.memory.activations, std::min(P - s, m) * kept[s], "activations");
+            near(st.memory.parameters + st.memory.gradients + st.memory.optimizer, fixed[s], "static memory");
+            // Sends: forward out of every stage but the last, gradients back out of every stage but the first.
+            near(st.transferBytes, bytes * ((s < P - 1) + (s > 0)), "bytes sent");
+        }
+        near(e->stepTime, e->computeTime + e->exposedCommTime + e->optimizerTime + e->bubbleTime, "parts");
+    }
+    void schedulesKeepWhatTheyKeep() {
+        // GPipe: every stage keeps all m micro-batches and has 1F1B's bubble; interleaved with V 2
+        // has the bubble (P-1)/(V m + P-1), and stage 0 keeps P micro-batches x (1 + (P-1)/(P V)).
+        const int P = 4, m = 8;
+        const Graph g = stack(18, 32, m);
+        const Mesh mesh = Mesh::parse("pipe=4,data=2");
+        const Cluster cluster = node(8);
+        StepSettings settings;
+        settings.microbatches = m;
+        settings.schedule = Schedule::OneFOneB;
+        const Plan oneF = baselinePlan(g, mesh, "dp", settings);
+        const auto e1 = evaluate(CostModel(g, cluster, mesh, oneF.settings), oneF);
+        settings.schedule = Schedule::GPipe;
+        const Plan gpipe = baselinePlan(g, mesh, "dp", settings);
+        const auto eg = evaluate(CostModel(g, cluster, mesh, gpipe.settings), gpipe);
+        near(eg->stepTime, e1->stepTime, "gpipe time");
+        for (int s = 0; s < P; ++s) {
+            const double perMicrobatch = e1->pipeline.stages[std::size_t(s)].memory.activations / std::min(P - s, m);
+            near(eg->pipeline.stages[std::size_t(s)].memory.activations, m * perMicrobatch, "gpipe activations");
+        }
+        settings.schedule = Schedule::Interleaved;
+        settings.virtualStages = 2;
+        const Plan inter = baselinePlan(g, mesh, "dp", settings);
+        const auto ei = evaluate(CostModel(g, cluster, mesh, inter.settings), inter);
+        near(ei->pipeline.bubbleFraction, double(P - 1) / (2.0 * m + P - 1), "interleaved bubble");
+        QCOMPARE(ei->pipeline.stages[0].chunks, (std::vector<int>{0, 4}));
+        QCOMPARE(ei->pipeline.stages[0].inFlight, 4 * (1 + 3.0 / 8));
+    }
+    void aStageThatOverflowsIsNamed() {
+        // 2^21 rows per device per micro-batch: 4 GB per [rows, 1024] bf16 tensor, several kept per
+        // layer, 4 micro-batches in flight on stage 0: the plan does not fit and the message names
+        // the stage.
+        const Graph g = stack(10, 1 << 25, 8);
+        StepSettings settings;
+        settings.microbatches = 8;
+        const Mesh mesh = Mesh::parse("pipe=4,data=2");
+        const Plan plan = baselinePlan(g, mesh, "dp", settings);
+        const auto e = evaluate(CostModel(g, node(8), mesh, plan.settings), plan);
+        QVERIFY(!e->feasible);
+        QVERIFY2(e->overflow.rfind("stage 0 of 4", 0) == 0, e->overflow.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPipeline)
+#include "tst_pipeline.moc"
