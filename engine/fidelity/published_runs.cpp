@@ -14,10 +14,11 @@ std::vector<std::string> gptSets(int layers, int hidden, int heads) {
 
 /// Narayanan et al. 2021 Table 1: a row without pipelining, as TFLOP/s per A100 on Selene (DGX A100
 /// nodes of 8), tensor parallelism t within a node, data parallelism over the rest, full
-/// recomputation. Megatron-LM's data parallelism then (--DDP-impl local, the default) all-reduced
-/// the gradients after the backward, not behind it.
+/// recomputation, micro-batches of `microbatchSize` sequences (Megatron-LM's examples/sc21/
+/// run_table_1.sh gives each row's). Megatron-LM's data parallelism then (--DDP-impl local, the
+/// default) all-reduced the gradients after the backward, not behind it.
 MeasuredRun narayananRow(int row, const std::string& size, int layers, int hidden, int heads, int t, int gpus,
-                         int batch, double tflops) {
+                         int batch, int microbatchSize, double tflops) {
     MeasuredRun r;
     r.name = "Narayanan Table 1 row " + std::to_string(row) + " (" + size + ", TP " + std::to_string(t) + ", " +
              std::to_string(gpus) + " GPUs)";
@@ -30,6 +31,7 @@ MeasuredRun narayananRow(int row, const std::string& size, int layers, int hidde
     r.mesh = "data=" + std::to_string(gpus / t) + (t > 1 ? ",model=" + std::to_string(t) : "");
     r.strategy = t > 1 ? "megatron" : "dp";
     r.recompute = Recompute::Full;
+    r.microbatches = batch / (gpus / t) / microbatchSize;
     r.overlap = false;
     r.metric = RunMetric::GptTflopsPerGpu;
     r.measured = tflops;
@@ -37,16 +39,21 @@ MeasuredRun narayananRow(int row, const std::string& size, int layers, int hidde
 }
 
 /// Narayanan et al. 2021 Table 1 rows 5-10: tensor parallelism 8 in a node, pipeline parallelism
-/// over `pipe` stages, data parallelism over the rest; micro-batch size 1 and the 1F1B schedule
-/// (Megatron-LM's defaults; the table does not give them), full recomputation.
+/// over `pipe` stages, data parallelism over the rest, micro-batches of `microbatchSize` sequences;
+/// `layersPerChunk` > 0 runs the interleaved schedule with that many layers per model chunk
+/// (run_table_1.sh's --num-layers-per-virtual-pipeline-stage), else 1F1B.
 MeasuredRun narayananPipelined(int row, const std::string& size, int layers, int hidden, int heads, int pipe, int gpus,
-                               int batch, double tflops) {
-    MeasuredRun r = narayananRow(row, size, layers, hidden, heads, 8, gpus, batch, tflops);
+                               int batch, int microbatchSize, int layersPerChunk, double tflops) {
     const int data = gpus / 8 / pipe;
+    MeasuredRun r = narayananRow(row, size, layers, hidden, heads, 8, gpus, batch, microbatchSize, tflops);
     r.name = "Narayanan Table 1 row " + std::to_string(row) + " (" + size + ", TP 8, PP " + std::to_string(pipe) + ", " +
              std::to_string(gpus) + " GPUs)";
     r.mesh = "pipe=" + std::to_string(pipe) + (data > 1 ? ",data=" + std::to_string(data) : "") + ",model=8";
-    r.microbatches = batch / data;
+    r.microbatches = batch / data / microbatchSize;
+    if (layersPerChunk > 0) {
+        r.schedule = Schedule::Interleaved;
+        r.virtualStages = layers / pipe / layersPerChunk;
+    }
     return r;
 }
 
@@ -128,10 +135,10 @@ std::vector<std::string> llama70b(int vocab) {
 } // namespace
 
 std::vector<MeasuredRun> megatronFamily() {
-    return {narayananRow(1, "1.7B", 24, 2304, 24, 1, 32, 512, 137),
-            narayananRow(2, "3.6B", 30, 3072, 32, 2, 64, 512, 138),
-            narayananRow(3, "7.5B", 36, 4096, 32, 4, 128, 512, 142),
-            narayananRow(4, "18.4B", 40, 6144, 48, 8, 256, 1024, 135),
+    return {narayananRow(1, "1.7B", 24, 2304, 24, 1, 32, 512, 16, 137),
+            narayananRow(2, "3.6B", 30, 3072, 32, 2, 64, 512, 16, 138),
+            narayananRow(3, "7.5B", 36, 4096, 32, 4, 128, 512, 16, 142),
+            narayananRow(4, "18.4B", 40, 6144, 48, 8, 256, 1024, 8, 135),
             korthikanti22b("TP 8, full recomputation", "megatron", Recompute::Full, 1.42),
             korthikanti22b("TP 8 + SP, selective recomputation", "megatron-sp", Recompute::Selective, 1.10)};
 }
@@ -146,12 +153,12 @@ std::vector<MeasuredRun> torchtitanFamily() {
 
 std::vector<MeasuredRun> pipelinedFamily() {
     const auto full = Recompute::Full, selective = Recompute::Selective;
-    return {narayananPipelined(5, "39.1B", 48, 8192, 64, 2, 512, 1536, 138),
-            narayananPipelined(6, "76.1B", 60, 10240, 80, 4, 1024, 1792, 140),
-            narayananPipelined(7, "145.6B", 80, 12288, 96, 8, 1536, 2304, 148),
-            narayananPipelined(8, "310.1B", 96, 16384, 128, 16, 1920, 2160, 155),
-            narayananPipelined(9, "529.6B", 105, 20480, 128, 35, 2520, 2520, 163),
-            narayananPipelined(10, "1008B", 128, 25600, 160, 64, 3072, 3072, 163),
+    return {narayananPipelined(5, "39.1B", 48, 8192, 64, 2, 512, 1536, 4, 0, 138),
+            narayananPipelined(6, "76.1B", 60, 10240, 80, 4, 1024, 1792, 2, 5, 140),
+            narayananPipelined(7, "145.6B", 80, 12288, 96, 8, 1536, 2304, 2, 5, 148),
+            narayananPipelined(8, "310.1B", 96, 16384, 128, 16, 1920, 2160, 1, 3, 155),
+            narayananPipelined(9, "529.6B", 105, 20480, 128, 35, 2520, 2520, 1, 1, 163),
+            narayananPipelined(10, "1008B", 128, 25600, 160, 64, 3072, 3072, 1, 0, 163),
             korthikantiPipelined("175B", 96, 12288, 96, 8, "full recomputation", "megatron", full, 3, 18.13),
             korthikantiPipelined("175B", 96, 12288, 96, 8, "SP + selective", "megatron-sp", selective, 3, 13.75),
             korthikantiPipelined("530B", 105, 20480, 128, 35, "full recomputation", "megatron", full, 1, 49.05),

@@ -15,6 +15,7 @@ double bubbleDivisor(const StepSettings& s) {
 /// Seconds per step of what runs every micro-batch (`perMicrobatch`) and once per step, of one op.
 struct OpShare {
     double comm = 0, transfer = 0, stepComm = 0, commTotal = 0;
+    double forwardComm = 0;  ///< of comm and transfer, the forward phase's
 };
 
 OpShare share(const OpReport& r) {
@@ -27,6 +28,8 @@ OpShare share(const OpReport& r) {
             s.stepComm += c.exposedTime();
         else
             s.comm += c.exposedTime();
+        if (c.phase == Phase::Forward)
+            s.forwardComm += c.exposedTime();
     }
     return s;
 }
@@ -40,31 +43,31 @@ double activationsInFlight(const StepSettings& settings, int stages, int stage) 
         return m;
     case Schedule::OneFOneB:
         return std::min(stages - stage, m);
-    case Schedule::Interleaved:
-        return std::min(stages - stage, m) *
-               (1.0 + double(stages - 1) / (double(stages) * settings.virtualStages));
+    case Schedule::Interleaved: {
+        // Warm-up forwards plus the one in steady state, in chunks of 1/V of the stage (schedule_order.h);
+        // stage 0 holds P (1 + (P-1)/(P V)) micro-batches, Megatron's figure.
+        const int V = settings.virtualStages;
+        return std::min(2 * (stages - stage - 1) + (V - 1) * stages + 1, m * V) / double(V);
+    }
     }
     return m;
 }
 
-void addStageTransfers(const CostModel& model, const Plan& plan, Evaluation& e) {
+std::vector<StageTransfer> stageTransfers(const CostModel& model, const Plan& plan) {
     const Graph& g = model.graph();
     const Mesh& mesh = model.mesh();
     const PipelineLayout& layout = plan.pipeline;
     const AxisSet pipe = axisBit(*mesh.pipeAxis());
     const int m = model.settings().microbatches;
+    std::vector<StageTransfer> out;
     std::map<std::pair<std::size_t, int>, bool> sent; // (tensor, destination chunk)
     for (const Edge& edge : model.edges()) {
         const int from = layout.chunkOf[edge.from.index()], to = layout.chunkOf[edge.to.index()];
         if (edge.parameterShare || from == to || !sent.emplace(std::make_pair(edge.tensor.index(), to), true).second)
             continue;
-        const Op& producer = g.op(edge.from);
         const Tensor& t = g.tensor(edge.tensor);
-        const AxisSet split = outputSplitAxes(producer, edge.fromSlot, plan.strategies[edge.from.index()]);
+        const AxisSet split = outputSplitAxes(g.op(edge.from), edge.fromSlot, plan.strategies[edge.from.index()]);
         const double bytes = t.bytes() / mesh.groupSize(split);
-        // A tensor replicated over some stage axes is sent in 1/r pieces, one per replica, and
-        // all-gathered on arrival (Megatron's scatter-gather of pipeline tensors): r sends of a
-        // shard in parallel instead of r copies of the whole.
         const AxisSet replicated = mesh.stageAxes() & ~split;
         const double piece = bytes / mesh.groupSize(replicated);
         auto transfer = [&](CollectiveKind kind, AxisSet axes, double size, Phase phase) {
@@ -80,16 +83,26 @@ void addStageTransfers(const CostModel& model, const Plan& plan, Evaluation& e) 
             c.phase = phase;
             return c;
         };
-        auto& forward = e.perOp[edge.from.index()].collectives;
-        forward.push_back(transfer(CollectiveKind::SendRecv, pipe, piece, Phase::Forward));
-        if (replicated && mesh.groupSize(replicated) > 1)
-            forward.push_back(transfer(CollectiveKind::AllGather, replicated, bytes, Phase::Forward));
-        if (model.needsGradient(edge.tensor)) {
-            auto& backward = e.perOp[edge.to.index()].collectives;
-            backward.push_back(transfer(CollectiveKind::SendRecv, pipe, piece, Phase::Backward));
-            if (replicated && mesh.groupSize(replicated) > 1)
-                backward.push_back(transfer(CollectiveKind::AllGather, replicated, bytes, Phase::Backward));
-        }
+        auto both = [&](Phase phase) {
+            std::vector<CollectiveCost> list{transfer(CollectiveKind::SendRecv, pipe, piece, phase)};
+            if (mesh.groupSize(replicated) > 1)
+                list.push_back(transfer(CollectiveKind::AllGather, replicated, bytes, phase));
+            return list;
+        };
+        StageTransfer st{edge.from, edge.to, from, to, both(Phase::Forward), {}};
+        if (model.needsGradient(edge.tensor))
+            st.backward = both(Phase::Backward);
+        out.push_back(std::move(st));
+    }
+    return out;
+}
+
+void addStageTransfers(const CostModel& model, const Plan& plan, Evaluation& e) {
+    for (const StageTransfer& t : stageTransfers(model, plan)) {
+        auto& forward = e.perOp[t.from.index()].collectives;
+        forward.insert(forward.end(), t.forward.begin(), t.forward.end());
+        auto& backward = e.perOp[t.to.index()].collectives;
+        backward.insert(backward.end(), t.backward.begin(), t.backward.end());
     }
 }
 
@@ -125,6 +138,7 @@ void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e) {
         st.backward += (r.backwardTime + r.recomputeTime) / m;
         st.comm += sh.comm / m;
         st.transfer += sh.transfer / m;
+        st.forwardPass += (r.forwardTime + sh.forwardComm) / m;
         stepComm[s] += sh.stepComm;
         commTotal[s] += sh.commTotal;
         st.optimizer += r.optimizerTime;
@@ -158,12 +172,31 @@ void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e) {
         }
         work = std::max(work, st.stepWork);
     }
-    const double fill = (P - 1) / bubbleDivisor(settings);
-    pipe.bubbleFraction = fill / (m + fill);
+    // The slowest stage runs its m micro-batches back to back; the others' time is the fill and the
+    // drain around it, one chunk's worth (1/V') each. GPipe runs every forward before any backward,
+    // so its two passes are paced apart, each by its own slowest stage.
+    auto framed = [&](auto part) {
+        double sum = 0, most = 0;
+        for (const StageReport& st : pipe.stages) {
+            sum += part(st);
+            most = std::max(most, part(st));
+        }
+        return std::pair{m * most, (sum - most) / bubbleDivisor(settings)};
+    };
+    double busy = 0, fill = 0;
+    if (settings.schedule == Schedule::GPipe) {
+        const auto [fwdBusy, fwdFill] = framed([](const StageReport& st) { return st.forwardPass; });
+        const auto [bwdBusy, bwdFill] = framed([](const StageReport& st) { return st.perMicrobatch() - st.forwardPass; });
+        busy = fwdBusy + bwdBusy;
+        fill = fwdFill + bwdFill;
+    } else {
+        std::tie(busy, fill) = framed([](const StageReport& st) { return st.perMicrobatch(); });
+    }
+    pipe.bubbleFraction = fill / (busy + fill);
     pipe.balanced = std::all_of(pipe.stages.begin(), pipe.stages.end(),
                                 [&](const StageReport& st) { return st.perMicrobatch() >= 0.99 * slot; });
     const StageReport& slow = pipe.stages[std::size_t(pipe.slowest)];
-    e.stepTime = (m + fill) * slot + work;
+    e.stepTime = busy + fill + work;
     e.computeTime = m * (slow.forward + slow.backward);
     e.exposedCommTime = m * (slow.comm + slow.transfer) + (slow.stepWork - slow.optimizer);
     e.commTime = commTotal[std::size_t(pipe.slowest)];

@@ -19,6 +19,7 @@ struct StageReport {
     double backward = 0;         ///< seconds per micro-batch of backward compute, recomputation included
     double comm = 0;             ///< seconds per micro-batch of exposed communication inside the stage
     double transfer = 0;         ///< seconds per micro-batch sending activations on and gradients back
+    double forwardPass = 0;      ///< of perMicrobatch(), the forward pass's: compute, communication, sends
     double transferBytes = 0;    ///< bytes each device sends per micro-batch to its neighbour stages
     double stepWork = 0;         ///< seconds once per step: optimizer and exposed step-phase collectives
     double optimizer = 0;        ///< of stepWork, the optimizer
@@ -40,7 +41,7 @@ struct PipelineReport {
     std::vector<StageReport> stages; ///< empty when the plan is not pipelined
     std::vector<int> stageOfOp;      ///< per op: its stage
     int slowest = 0;                 ///< the stage whose micro-batch time sets the pace
-    double bubbleFraction = 0;       ///< of the step, (P-1)/V' over (m + (P-1)/V') with the slowest stage
+    double bubbleFraction = 0;       ///< of the pipelined step, the slowest stage idle: fill over (m t + fill)
     bool balanced = true;            ///< every stage's micro-batch time within 1% of the slowest's
 
     /// True when the plan has more than one stage.

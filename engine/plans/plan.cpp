@@ -34,6 +34,9 @@ std::string Plan::verify(const Graph& graph) const {
                std::to_string(settings.virtualStages) + " in the settings";
     if (settings.virtualStages < 1 || (settings.virtualStages > 1 && settings.schedule != Schedule::Interleaved))
         return "settings: virtual stages above 1 need the interleaved schedule";
+    if (pipeline.active() && settings.schedule == Schedule::Interleaved && settings.microbatches % pipeline.stages != 0)
+        return "settings: the interleaved schedule needs micro-batches (" + std::to_string(settings.microbatches) +
+               ") a multiple of the stages (" + std::to_string(pipeline.stages) + ")";
     if (settings.microbatches < 1)
         return "settings: microbatches must be at least 1";
     if (settings.zeroStage < 0 || settings.zeroStage > 3)

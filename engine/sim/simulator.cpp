@@ -1,6 +1,8 @@
 #include "engine/sim/simulator.h"
 
 #include "engine/sim/device_classes.h"
+#include "engine/sim/pipeline_simulator.h"
+#include "engine/sim/timeline_clock.h"
 
 #include <algorithm>
 #include <map>
@@ -17,11 +19,7 @@ std::size_t SimResult::eventCount() const {
 namespace {
 
 /// The clocks of one device class while the program runs.
-struct ClassState {
-    double streamFree[2] = {0, 0};
-    double last = 0;             ///< end of the latest task (overlap off waits for it)
-    double live = 0;             ///< saved activation bytes
-    double peak = 0;             ///< memory in use at its highest so far
+struct ClassState : TimelineClock {
     std::vector<double> ends;    ///< per task
 };
 
@@ -38,6 +36,8 @@ std::vector<AxisSet> communicatedSets(const StepProgram& program) {
 std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& plan, const SimOptions& options,
                                           std::stop_token stop) {
     const StepProgram program = buildStepProgram(model, plan, options);
+    if (program.stages > 1)
+        return simulatePipeline(model, program, options, stop);
     const Cluster& cluster = model.cluster();
     const Mesh& mesh = model.mesh();
     const DeviceClasses classes = deviceClasses(cluster, mesh, communicatedSets(program));
@@ -51,8 +51,8 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
     result->classOfDevice = classes.classOf;
     result->classes.resize(k);
     std::vector<ClassState> state(k);
-    std::vector<std::map<AxisSet, std::vector<double>>> levelBytes(k);
-    const double resident = program.staticBytes + program.workspace;
+    std::vector<LevelBytes> levelBytes(k);
+    const double resident = program.staticBytes.front() + program.workspace.front();
     for (std::size_t c = 0; c < k; ++c) {
         result->classes[c].devices = classes.members[c];
         result->classes[c].memory.push_back({0, resident});
@@ -86,15 +86,7 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
             if (t.stream == Stream::Comm) {
                 for (int peer : classes.peers.at(t.event.axes)[c])
                     e.start = std::max(e.start, ready[static_cast<std::size_t>(peer)]);
-                e.duration = 0;
-                for (const CommPart& p : t.parts) {
-                    e.duration += comm[c].coalescedTime(p.kind, p.axes, p.bytes, p.bucket) * p.times;
-                    const auto perLevel = comm[c].bytesPerLevel(p.kind, p.axes, p.bytes);
-                    auto& sum = levelBytes[c][p.axes];
-                    sum.resize(perLevel.size(), 0.0);
-                    for (std::size_t l = 0; l < perLevel.size(); ++l)
-                        sum[l] += perLevel[l] * p.times;
-                }
+                e.duration = timeCommTask(comm[c], t, levelBytes[c]);
                 line.commBusy += e.duration;
             } else if (c == 0) {
                 result->computeBusy += e.duration;
@@ -103,24 +95,14 @@ std::shared_ptr<const SimResult> simulate(const CostModel& model, const Plan& pl
             s.ends[static_cast<std::size_t>(e.task)] = end;
             s.streamFree[stream] = end;
             s.last = std::max(s.last, end);
-            if (t.allocate > 0 || t.release > 0) {
-                s.live += t.allocate - t.release;
-                const double now = resident + s.live;
-                line.memory.push_back({end, now});
-                if (now > s.peak) {
-                    s.peak = now;
-                    line.peakMemoryTime = end;
-                }
-            }
+            recordMemory(t, end, resident, s, line);
             if (e.duration > 0)
                 line.events.push_back(std::move(e));
         }
     }
     for (std::size_t c = 0; c < k; ++c) {
         DeviceTimeline& line = result->classes[c];
-        line.stepTime = state[c].last;
-        std::stable_sort(line.events.begin(), line.events.end(),
-                         [](const SimEvent& a, const SimEvent& b) { return a.start < b.start; });
+        closeTimeline(state[c], line);
         result->stepTime = std::max(result->stepTime, line.stepTime);
         result->commBusy = std::max(result->commBusy, line.commBusy);
         result->peakMemory = std::max(result->peakMemory, state[c].peak);

@@ -1,6 +1,11 @@
 #include "engine/sim/step_program.h"
 
+#include "engine/pipeline/pipeline_cost.h"
+#include "engine/pipeline/schedule_order.h"
+
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace shardscope {
 
@@ -27,7 +32,7 @@ bool isGather(const CollectiveCost& c, Phase phase) {
 class ProgramBuilder {
 public:
     ProgramBuilder(const CostModel& model, const Plan& plan, const SimOptions& options)
-        : model_(model), g_(model.graph()), options_(options), m_(model.settings().microbatches),
+        : model_(model), g_(model.graph()), plan_(plan), options_(options), m_(model.settings().microbatches),
           costs_(g_.ops().size()), incoming_(g_.ops().size()) {
         for (OpId o : g_.topoOrder())
             costs_[o.index()] = model.opCost(o, plan.strategies[o.index()]);
@@ -36,13 +41,35 @@ public:
             auto& in = incoming_[e.to.index()];
             in.insert(in.end(), ec.collectives.begin(), ec.collectives.end());
         }
-        for (const OpCost& c : costs_) {
-            program_.staticBytes += c.memory.parameters + c.memory.gradients + c.memory.optimizer;
-            program_.workspace = std::max(program_.workspace, c.transient);
+        const PipelineLayout& layout = plan.pipeline;
+        program_.stages = layout.active() ? layout.stages : 1;
+        program_.staticBytes.assign(std::size_t(program_.stages), 0);
+        program_.workspace.assign(std::size_t(program_.stages), 0);
+        std::vector<double> recomputeWorkspace(std::size_t(program_.stages), 0);
+        for (OpId o : g_.topoOrder()) {
+            const OpCost& c = costs_[o.index()];
+            const std::size_t s = std::size_t(stageOf(o));
+            program_.staticBytes[s] += c.memory.parameters + c.memory.gradients + c.memory.optimizer;
+            program_.workspace[s] = std::max(program_.workspace[s], c.transient);
+            recomputeWorkspace[s] += c.activationWorkspace;
+        }
+        if (layout.active()) {
+            // One block's recompute working set is live once per stage (pipeline_cost.h).
+            std::vector<int> blocks(std::size_t(layout.stages), 0);
+            int total = 0;
+            for (int ch = 0; ch < layout.chunks(); ++ch) {
+                blocks[std::size_t(layout.stageOfChunk(ch))] += layout.chunkBlocks[std::size_t(ch)];
+                total += layout.chunkBlocks[std::size_t(ch)];
+            }
+            for (std::size_t s = 0; s < blocks.size(); ++s)
+                if (blocks[s] > 0)
+                    program_.staticBytes[s] += recomputeWorkspace[s] * total / blocks[s];
         }
     }
 
     StepProgram build() {
+        if (plan_.pipeline.active())
+            return buildPipelined();
         std::vector<OpId> forward = g_.topoOrder();
         std::vector<OpId> backward(forward.rbegin(), forward.rend());
         for (int mb = 0; mb < m_; ++mb) {
@@ -54,6 +81,116 @@ public:
     }
 
 private:
+    /// Where a stage transfer goes: its index, direction and micro-batch.
+    using TransferKey = std::tuple<std::size_t, bool, int>;
+
+    int stageOf(OpId o) const { return plan_.pipeline.active() ? plan_.pipeline.stageOf(o) : 0; }
+
+    /// Every stage's program in its schedule's order, then the transfers' waits joined up.
+    StepProgram buildPipelined() {
+        const PipelineLayout& layout = plan_.pipeline;
+        transfers_ = stageTransfers(model_, plan_);
+        std::vector<std::vector<OpId>> chunkOps(std::size_t(layout.chunks()));
+        for (OpId o : g_.topoOrder())
+            chunkOps[std::size_t(layout.chunkOf[o.index()])].push_back(o);
+        for (int s = 0; s < layout.stages; ++s) {
+            switchStage(s);
+            for (const PipelineUnit& u : stageOrder(model_.settings(), layout.stages, s)) {
+                const std::vector<OpId>& ops = chunkOps[std::size_t(u.chunk)];
+                receive(u);
+                if (u.forward) {
+                    forwardPass(ops, u.microbatch);
+                } else {
+                    const std::vector<OpId> reversed(ops.rbegin(), ops.rend());
+                    backwardPass(reversed, u.microbatch);
+                }
+                send(u);
+                if (!u.forward && u.microbatch + 1 == m_)
+                    flushBucket(u.microbatch);
+            }
+            finishStep();
+        }
+        for (const auto& [task, key] : waits_)
+            program_.tasks[std::size_t(task)].deps.push_back(sends_.at(key));
+        return std::move(program_);
+    }
+
+    /// The transfers that arrive in (`arriving`) or leave (else) unit `u`'s chunk in its direction.
+    bool concerns(const StageTransfer& t, const PipelineUnit& u, bool arriving) const {
+        const int chunk = u.forward == arriving ? t.toChunk : t.fromChunk;
+        return chunk == u.chunk && (u.forward || !t.backward.empty());
+    }
+
+    /// Before unit `u`: a receive per arriving transfer, waiting for its send on the other stage and
+    /// all-gathering what came in pieces; the unit's first compute waits for it.
+    void receive(const PipelineUnit& u) {
+        for (std::size_t i = 0; i < transfers_.size(); ++i) {
+            const StageTransfer& t = transfers_[i];
+            if (!concerns(t, u, true))
+                continue;
+            const auto& list = u.forward ? t.forward : t.backward;
+            SimTask r;
+            r.event.stream = Stream::Comm;
+            r.event.op = u.forward ? t.to : t.from;
+            r.event.name = g_.tensor(list.front().tensor).name + " received";
+            r.event.phase = u.forward ? Phase::Forward : Phase::Backward;
+            r.event.collective = true;
+            r.event.microbatch = u.microbatch;
+            if (list.size() > 1) {
+                r.event.kind = list[1].kind;
+                r.event.axes = list[1].axes;
+                r.event.bytes = list[1].bytes;
+                r.parts.push_back(CommPart{list[1].kind, list[1].axes, list[1].bytes, 1, 0});
+            } else {
+                r.event.kind = CollectiveKind::SendRecv;
+                r.event.axes = list.front().axes;
+            }
+            waits_.emplace_back(addComm(std::move(r), Wait::Blocking), TransferKey{i, u.forward, u.microbatch});
+        }
+    }
+
+    /// After unit `u`: a send per leaving transfer, beside whatever the stage computes next.
+    void send(const PipelineUnit& u) {
+        for (std::size_t i = 0; i < transfers_.size(); ++i) {
+            const StageTransfer& t = transfers_[i];
+            if (!concerns(t, u, false))
+                continue;
+            const CollectiveCost& c = (u.forward ? t.forward : t.backward).front();
+            SimTask task = commTask(u.forward ? t.from : t.to, c, 1, u.microbatch);
+            task.event.name = g_.tensor(c.tensor).name + (u.forward ? " to chunk " + std::to_string(t.toChunk)
+                                                                   : " gradient to chunk " + std::to_string(t.fromChunk));
+            sends_[TransferKey{i, u.forward, u.microbatch}] = addComm(std::move(task), Wait::Background);
+        }
+    }
+
+    /// What the builder tracks per stage between tasks.
+    struct StageState {
+        int lastCompute = -1, prevCompute = -1;
+        std::vector<int> blocking, besideNext, background;
+        std::vector<CollectiveCost> bucket;
+        double bucketBytes = 0;
+        std::vector<std::pair<OpId, CollectiveCost>> stepGathers;
+    };
+
+    /// Continues building stage `s`'s program (its own streams and waits).
+    void switchStage(int s) {
+        if (s == stage_)
+            return;
+        StageState& out = saved_[stage_];
+        out = StageState{lastCompute_, prevCompute_, std::move(blocking_), std::move(besideNext_),
+                         std::move(background_), std::move(bucket_), bucketBytes_, std::move(stepGathers_)};
+        StageState& in = saved_[s];
+        lastCompute_ = in.lastCompute;
+        prevCompute_ = in.prevCompute;
+        blocking_ = std::move(in.blocking);
+        besideNext_ = std::move(in.besideNext);
+        background_ = std::move(in.background);
+        bucket_ = std::move(in.bucket);
+        bucketBytes_ = in.bucketBytes;
+        stepGathers_ = std::move(in.stepGathers);
+        stage_ = s;
+    }
+
     int addCompute(SimTask t) {
         t.stream = Stream::Compute;
         t.deps.insert(t.deps.end(), blocking_.begin(), blocking_.end());
@@ -80,6 +217,7 @@ private:
     }
 
     int push(SimTask t) {
+        t.stage = stage_;
         t.event.task = static_cast<int>(program_.tasks.size());
         program_.tasks.push_back(std::move(t));
         return program_.tasks.back().event.task;
@@ -158,7 +296,7 @@ private:
             return;
         const double bytes = gatherBytes(pass[j], phase);
         for (std::size_t k = i; k < j; ++k)
-            if (costs_[pass[k].index()].transient + bytes > program_.workspace)
+            if (costs_[pass[k].index()].transient + bytes > program_.workspace[std::size_t(stage_)])
                 return;
         gathers_[pass[j].index()] = issue(costs_[pass[j].index()].collectives, pass[j], mb, Wait::Prefetch,
                                           [phase](const CollectiveCost& cc) { return isGather(cc, phase); });
@@ -193,7 +331,8 @@ private:
             issueIncoming(o, mb, Phase::Forward, [](const CollectiveCost& cc) { return cc.phase == Phase::Forward; });
             prefetch(pass, i, Phase::Forward, mb);
             SimTask fwd = computeTask(o, "", Phase::Forward, c.forward / m_, mb);
-            fwd.allocate = c.memory.activations;
+            // Pipelined, one block's recompute working set is held for the whole step instead.
+            fwd.allocate = c.memory.activations - (plan_.pipeline.active() ? c.activationWorkspace : 0.0);
             fwd.deps = std::move(waits);
             addCompute(std::move(fwd));
             issue(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
@@ -224,7 +363,7 @@ private:
                 addCompute(std::move(re));
             }
             SimTask bwd = computeTask(o, " (backward)", Phase::Backward, c.backward / m_, mb);
-            bwd.release = c.memory.activations;
+            bwd.release = c.memory.activations - (plan_.pipeline.active() ? c.activationWorkspace : 0.0);
             bwd.deps = std::move(waits);
             addCompute(std::move(bwd));
             issue(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
@@ -235,13 +374,18 @@ private:
                 return cc.phase == Phase::Backward && cc.purpose == CommPurpose::GradientSync;
             });
             issueIncoming(o, mb, Phase::Backward, [](const CollectiveCost& cc) { return cc.phase == Phase::Backward; });
-            if (last)
-                collectStepCollectives(o, i + 1 == pass.size(), mb);
+            if (last) {
+                collectStepCollectives(o);
+                // Pipelined, the pass's last bucket waits until its gradient is sent to the stage before.
+                if (bucketBytes_ >= model_.settings().bucketBytes ||
+                    (i + 1 == pass.size() && !plan_.pipeline.active()))
+                    flushBucket(mb);
+            }
         }
     }
 
     /// After an op's last backward its gradients are ready: bucket their synchronisation.
-    void collectStepCollectives(OpId o, bool lastOp, int mb) {
+    void collectStepCollectives(OpId o) {
         for (const CollectiveCost& cc : costs_[o.index()].collectives) {
             if (cc.phase != Phase::Step)
                 continue;
@@ -252,7 +396,11 @@ private:
                 stepGathers_.emplace_back(o, cc);
             }
         }
-        if (bucket_.empty() || (bucketBytes_ < model_.settings().bucketBytes && !lastOp))
+    }
+
+    /// Issues the gradients bucketed so far as one synchronisation task.
+    void flushBucket(int mb) {
+        if (bucket_.empty())
             return;
         SimTask t;
         t.event.stream = Stream::Comm;
@@ -277,8 +425,9 @@ private:
         optimizer.event.name = "optimizer";
         optimizer.event.phase = Phase::Step;
         optimizer.deps = background_;
-        for (const OpCost& c : costs_)
-            optimizer.event.duration += c.optimizer;
+        for (OpId o : g_.topoOrder())
+            if (stageOf(o) == stage_)
+                optimizer.event.duration += costs_[o.index()].optimizer;
         addCompute(std::move(optimizer));
         for (const auto& [o, cc] : stepGathers_)
             addComm(commTask(o, cc, cc.count, m_ - 1), Wait::Blocking);
@@ -286,7 +435,13 @@ private:
 
     const CostModel& model_;
     const Graph& g_;
+    const Plan& plan_;
     SimOptions options_;
+    int stage_ = 0;
+    std::map<int, StageState> saved_;
+    std::vector<StageTransfer> transfers_;
+    std::map<TransferKey, int> sends_;                ///< the send task of each transfer occurrence
+    std::vector<std::pair<int, TransferKey>> waits_;  ///< receive tasks and the sends they wait for
     int m_;
     std::vector<OpCost> costs_;
     std::vector<std::vector<CollectiveCost>> incoming_;

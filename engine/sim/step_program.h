@@ -7,6 +7,11 @@
 // background and only the optimizer waits for it, and ZeRO-3 parameter gathers are prefetched one
 // parameter-owning op ahead when the reserved workspace has room for them; with tensor-parallel
 // overlap (StepSettings::tpOverlap) the reshardings next to a linear layer run beside its GEMM.
+//
+// A pipelined plan has one program per stage, in the order its schedule runs the micro-batches
+// through its chunks (schedule_order.h): a chunk's forward ends by sending the tensors that leave it
+// (a send on the sender's communication stream), the receiving chunk's forward starts with a receive
+// that waits for that send (and all-gathers a tensor sent in pieces); gradients go back the same way.
 
 #include "engine/cost/cost_model.h"
 #include "engine/plans/plan.h"
@@ -54,15 +59,18 @@ struct SimTask {
     std::vector<int> deps;         ///< earlier tasks whose end it waits for
     SimEvent event;                ///< duration set for compute; communication is timed per device
     std::vector<CommPart> parts;   ///< what a communication task sends
+    int stage = 0;                 ///< the pipeline stage that runs it (0 without pipelining)
     double allocate = 0;           ///< activation bytes saved when the task ends
     double release = 0;            ///< activation bytes freed when the task ends
 };
 
 /// The step program with the memory it holds throughout.
 struct StepProgram {
-    std::vector<SimTask> tasks;
-    double staticBytes = 0;        ///< parameters, gradients and optimizer state per device
-    double workspace = 0;          ///< reserved for the largest transient buffer
+    std::vector<SimTask> tasks;    ///< every stage's, each stage's in issue order
+    int stages = 1;
+    std::vector<double> staticBytes = {0}; ///< per stage: parameters, gradients, optimizer state (and
+                                           ///< with pipelining one block's recompute working set)
+    std::vector<double> workspace = {0};   ///< per stage: reserved for the largest transient buffer
 };
 
 /// Builds the step program of `plan`. Assumes plan.verify() is empty and `model` matches the plan.

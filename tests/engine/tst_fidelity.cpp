@@ -95,11 +95,13 @@ private slots:
                                         .arg(checks[c].predictions[i] / checks[c].predicted[i].measured)));
     }
     void publishedRunsWithinTenPercent() {
-        // The pipelined runs were not in the preset's fit. Korthikanti's 530B and 1T iterations
-        // (2022) are 10% faster than Narayanan's 2021 runs of the same models that the table also
-        // holds (measured 1.17x-1.21x against 0.91x-0.92x): newer kernels the preset's 2021-2022
-        // efficiencies average over, or an interleaved schedule the paper's table does not give
-        // (with V 3 and 2 they come out 1.11x-1.14x). They are held to 22%, every other run to 10%.
+        // The pipelined runs were not in the preset's fit; Narayanan's run with the settings of
+        // Megatron-LM's examples/sc21/run_table_1.sh (micro-batch sizes, interleaving). Korthikanti's
+        // 530B and 1T iterations (2022) are 9-10% faster than Narayanan's 2021 runs of the same
+        // models and per-replica batches that the table also holds (measured 1.16x-1.20x against
+        // 0.93x-0.97x): newer kernels the preset's 2021-2022 efficiencies average over, or an
+        // interleaved schedule the paper's table does not give (with V 3 and 2 they come out
+        // 1.11x-1.14x). They are held to 22%, every other run to 10%.
         for (const MeasuredRun& r : publishedRuns()) {
             const RunPrediction p = predictRun(r);
             const double ratio = p.value / r.measured;
