@@ -160,11 +160,20 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.scenario.overlap = v == "on";
         } else if (a == "--schedule") {
             const std::string& v = value();
-            o.scenario.schedule = parseSchedule(v);
-            if (!o.scenario.schedule)
-                throw InputError(a + " " + v + ": expected 1f1b, gpipe or interleaved");
+            if (v == "auto") {
+                autoOption(o, a);
+            } else {
+                o.scenario.schedule = parseSchedule(v);
+                if (!o.scenario.schedule)
+                    throw InputError(a + " " + v + ": expected " + std::string(o.command == "search" ? "auto, " : "") +
+                                     "1f1b, gpipe or interleaved");
+            }
         } else if (a == "--virtual-stages") {
-            o.scenario.virtualStages = positiveInt(a, value());
+            const std::string& v = value();
+            if (v == "auto")
+                autoOption(o, a);
+            else
+                o.scenario.virtualStages = positiveInt(a, v);
         } else if (a == "--stages") {
             o.scenario.stages = value();
             if (o.scenario.stages.empty())
@@ -228,7 +237,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             throw InputError("search --tactics: tactics act on named mesh axes; give --mesh data=..,model=..");
         if (!o.tacticsPath.empty() && !o.lockPlan.empty())
             throw InputError("search: --tactics and --lock do not combine (tactics fix their own shardings)");
-        o.open = OpenSettings{!o.scenario.zeroStage, !o.scenario.recompute, !o.scenario.microbatches};
+        o.open = OpenSettings{!o.scenario.zeroStage, !o.scenario.recompute, !o.scenario.microbatches,
+                              !o.scenario.schedule && !o.scenario.virtualStages};
     }
     return o;
 }

@@ -21,10 +21,10 @@ std::string pad(const std::string& s, std::size_t width) {
 void printPipeline(const Evaluation& e, std::ostream& out) {
     const PipelineReport& p = e.pipeline;
     char line[256];
-    std::snprintf(line, sizeof line, "pipeline   %zu stages, %s%s, %d micro-batches: bubble %.1f%% of the pipelined step%s\n",
+    std::snprintf(line, sizeof line, "pipeline   %zu stages, %s%s, %d micro-batch%s: bubble %.1f%% of the pipelined step%s\n",
                   p.stages.size(), std::string(scheduleName(p.schedule)).c_str(),
                   p.virtualStages > 1 ? (" x " + std::to_string(p.virtualStages) + " virtual stages").c_str() : "",
-                  p.microbatches, 100 * p.bubbleFraction,
+                  p.microbatches, p.microbatches == 1 ? "" : "es", 100 * p.bubbleFraction,
                   p.balanced ? "" : "; uneven stages: the slowest sets the pace");
     out << line;
     for (const StageReport& s : p.stages) {

@@ -55,7 +55,9 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         j["algorithm"] = rep.chosenBy();
         j["settings_chosen"] = {{"zero_stage", result->plan.settings.zeroStage},
                                 {"recompute", std::string(recomputeName(result->plan.settings.recompute))},
-                                {"microbatches", result->plan.settings.microbatches}};
+                                {"microbatches", result->plan.settings.microbatches},
+                                {"schedule", std::string(scheduleName(result->plan.settings.schedule))},
+                                {"virtual_stages", result->plan.settings.virtualStages}};
         j["combinations"] = {{"solved", rep.combinationsSolved}, {"pruned", rep.combinationsPruned}};
         j["fit_advice"] = rep.fitAdvice;
         j["optimality_gap"] = rep.optimalityGap ? nlohmann::json(*rep.optimalityGap) : nlohmann::json(nullptr);
@@ -64,7 +66,8 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         j["states_explored"] = rep.statesExplored;
         nlohmann::json meshes = nlohmann::json::array();
         for (const MeshTried& m : rep.meshesTried)
-            meshes.push_back({{"mesh", m.mesh.toString()}, {"step_time_s", m.stepTime}, {"feasible", m.feasible}});
+            meshes.push_back({{"mesh", m.mesh.toString()}, {"schedule", m.schedule}, {"step_time_s", m.stepTime},
+                              {"feasible", m.feasible}});
         j["meshes_tried"] = meshes;
         j["folded_blocks"] = {{"blocks", rep.foldedBlocks}, {"ops_per_block", rep.opsPerBlock}};
         j["notes"] = rep.notes;
@@ -77,7 +80,8 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         << formatCount(rep.statesExplored) << " states, " << rep.combinationsSolved << " settings combinations solved, "
         << rep.combinationsPruned << " pruned\n";
     for (const MeshTried& m : rep.meshesTried)
-        out << "  mesh " << m.mesh.toString() << ": " << formatSeconds(m.stepTime) << (m.feasible ? "" : " (does not fit)")
+        out << "  mesh " << m.mesh.toString() << (m.schedule.empty() ? "" : " " + m.schedule) << ": "
+            << formatSeconds(m.stepTime) << (m.feasible ? "" : " (does not fit)")
             << "\n";
     if (rep.foldedBlocks > 0)
         out << "  folded " << rep.foldedBlocks << " repeated blocks of " << rep.opsPerBlock << " ops\n";

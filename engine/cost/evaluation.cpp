@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 namespace shardscope {
 
@@ -50,8 +52,13 @@ std::string overflowMessage(const Evaluation& e, const Graph& g) {
 
 } // namespace
 
-std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan) {
+std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded) {
     const Graph& g = model.graph();
+    // With `folded`, an op of block 2 or later costs what its twin in block 1 costs.
+    auto twin = [folded](OpId o) {
+        const std::size_t i = o.index();
+        return folded && folded->blockOf[i] >= 2 ? folded->blocks[1][std::size_t(folded->positionOf[i])] : o;
+    };
     auto e = std::make_shared<Evaluation>();
     e->planName = plan.name;
     e->mesh = model.mesh();
@@ -61,6 +68,12 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     const int m = model.settings().microbatches;
     e->perOp.resize(g.ops().size());
     for (OpId o : g.topoOrder()) {
+        e->flopsPerStep += m * (g.forwardFlops(o) + model.backwardFlops(o));
+        if (twin(o) != o) {
+            e->perOp[o.index()] = e->perOp[twin(o).index()];
+            e->perOp[o.index()].op = o;
+            continue;
+        }
         const OpCost c = model.opCost(o, plan.strategies[o.index()]);
         OpReport& r = e->perOp[o.index()];
         r.op = o;
@@ -74,11 +87,19 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
         r.collectives = c.collectives;
         r.memory = c.memory;
         r.transient = c.transient;
-        e->flopsPerStep += m * (g.forwardFlops(o) + model.backwardFlops(o));
     }
+    // Edges into block 3 or later repeat an edge into block 2 (both leave a copy of block 1).
+    using EdgeKey = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, bool>;
+    std::map<EdgeKey, EdgeCost> repeated;
     for (const Edge& edge : model.edges()) {
-        const EdgeCost c =
-            model.edgeCost(edge, plan.strategies[edge.from.index()], plan.strategies[edge.to.index()]);
+        const bool repeats = twin(edge.to) != edge.to;
+        const EdgeKey key{twin(edge.from).index(), twin(edge.to).index(), edge.fromSlot, edge.toInput, edge.parameterShare};
+        const auto known = repeats ? repeated.find(key) : repeated.end();
+        const EdgeCost c = known != repeated.end()
+                               ? known->second
+                               : model.edgeCost(edge, plan.strategies[edge.from.index()], plan.strategies[edge.to.index()]);
+        if (repeats && known == repeated.end())
+            repeated.emplace(key, c);
         OpReport& r = e->perOp[edge.to.index()];
         r.collectives.insert(r.collectives.end(), c.collectives.begin(), c.collectives.end());
         EdgeReport er{edge.from, edge.to, edge.tensor, c.collectives, c.time(), 0};

@@ -2,6 +2,7 @@
 // Whole-plan evaluation: the analytic step time and memory with every figure broken down per op.
 
 #include "engine/cost/cost_model.h"
+#include "engine/ir/repeated_blocks.h"
 #include "engine/pipeline/pipeline_report.h"
 #include "engine/plans/plan.h"
 
@@ -67,7 +68,10 @@ struct Evaluation {
 };
 
 /// Evaluates `plan` under `model`. Assumes plan.verify(model.graph()) is empty and the plan's mesh and
-/// settings are those of `model`.
-std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan);
+/// settings are those of `model`. With `folded`, the plan must give every op of blocks 2.. the
+/// strategy of its twin in block 1 (searches' folded plans do): those ops and the edges into blocks
+/// 3.. are then priced once, not once per block.
+std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan,
+                                          const RepeatedBlocks* folded = nullptr);
 
 } // namespace shardscope

@@ -99,7 +99,7 @@ bool isBaselineSpec(const std::string& spec) {
 }
 
 Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec, StepSettings settings,
-                  const std::vector<std::size_t>* sameAs) {
+                  const std::vector<std::size_t>* sameAs, const PipelineLayout* layout) {
     const Spec s = parseSpec(spec);
     std::optional<AxisId> data = mesh.find("data");
     std::optional<AxisId> model = mesh.find("model");
@@ -146,7 +146,7 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
     settings.zeroAxes = s.zeroStage > 0 ? axisBit(*data) : 0;
     plan.settings = settings;
     if (mesh.pipelineStages() > 1)
-        plan.pipeline = makePipelineLayout(graph, mesh.pipelineStages(), settings.virtualStages);
+        plan.pipeline = layout ? *layout : makePipelineLayout(graph, mesh.pipelineStages(), settings.virtualStages);
     return plan;
 }
 

@@ -33,7 +33,8 @@ bool isBaselineSpec(const std::string& spec);
 /// does not divide by an axis stays replicated on that axis. `settings` gets the ZeRO stage and axes.
 /// Throws InputError for an unknown name or a mesh lacking the needed axis. With `sameAs` (per op, an
 /// op of identical structure, or itself), an op takes its twin's strategy instead of working it out.
+/// On a mesh with a pipe axis the plan takes `layout` when given, else the balanced cut.
 Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec, StepSettings settings,
-                  const std::vector<std::size_t>* sameAs = nullptr);
+                  const std::vector<std::size_t>* sameAs = nullptr, const PipelineLayout* layout = nullptr);
 
 } // namespace shardscope

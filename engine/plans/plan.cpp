@@ -18,9 +18,6 @@ std::string Plan::verify(const Graph& graph) const {
         if (auto e = verifyStrategy(graph.ops()[o], mesh, strategies[o]); !e.empty())
             return "op '" + graph.ops()[o].name + "': " + e;
     if (const auto pipe = mesh.pipeAxis()) {
-        for (std::size_t o = 0; o < strategies.size(); ++o)
-            if (strategies[o].usedAxes() & axisBit(*pipe))
-                return "op '" + graph.ops()[o].name + "': the pipe axis holds stages; no factor splits over it";
         const int stages = mesh.size(*pipe);
         if (stages > 1 && (pipeline.stages != stages || pipeline.chunkOf.size() != graph.ops().size()))
             return "pipeline: the mesh has " + std::to_string(stages) + " stages but the plan cuts the model into " +

@@ -13,7 +13,7 @@ std::optional<Plan> MeshSearch::pinnedBaseline(const Combo& c, const std::string
     // baseline is no floor.
     Plan b;
     try {
-        b = baselinePlan(*c.graph->graph, mesh_, spec, c.settings, &c.twin);
+        b = baselinePlan(*c.graph->graph, mesh_, spec, c.settings, &c.twin, c.layout.active() ? &c.layout : nullptr);
     } catch (const InputError&) {
         return std::nullopt; // e.g. no model axis on this mesh
     }

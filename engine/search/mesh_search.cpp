@@ -2,6 +2,7 @@
 
 #include "engine/cluster/cluster.h"
 #include "engine/cost/cost_model.h"
+#include "engine/pipeline/pipeline_layout.h"
 #include "engine/search/local_search.h"
 #include "engine/util/error.h"
 
@@ -53,6 +54,14 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
         slot->model = like ? std::make_unique<CostModel>(*like, s)
                            : std::make_unique<CostModel>(*slot->graph->graph, *in_.cluster, mesh_, s, comm_);
         const RepeatedBlocks* folded = slot->graph->folded();
+        if (mesh_.pipelineStages() > 1) {
+            // The same graph (micro-batch count) has the same cut: found once.
+            for (const auto& [key, other] : combos_)
+                if (other.get() != slot.get() && other->graph == slot->graph && other->layout.active())
+                    slot->layout = other->layout;
+            if (!slot->layout.active())
+                slot->layout = makePipelineLayout(*slot->graph->graph, mesh_.pipelineStages(), s.virtualStages);
+        }
         slot->twin.resize(slot->graph->graph->ops().size());
         for (std::size_t v = 0; v < slot->twin.size(); ++v)
             slot->twin[v] = folded && folded->blockOf[v] >= 2
@@ -145,7 +154,26 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
     return s;
 }
 
+Plan MeshSearch::planOf(const Combo& c, const std::vector<int>& choice) const {
+    const SearchProblem& p = *c.problem;
+    Plan plan;
+    plan.mesh = mesh_;
+    plan.name = "search";
+    plan.settings = c.settings;
+    plan.pipeline = c.layout;
+    plan.strategies.reserve(std::size_t(p.size()));
+    plan.locked.assign(std::size_t(p.size()), false);
+    for (int v = 0; v < p.size(); ++v) {
+        const std::size_t o = std::size_t(v);
+        plan.strategies.push_back(p.candidates(v)[std::size_t(choice[o])]);
+        plan.locked[o] = o < in_.locks.size() && in_.locks[o].has_value();
+    }
+    return plan;
+}
+
 Score MeshSearch::scoreOf(const Combo& c, const std::vector<int>& choice) const {
+    if (c.layout.active())
+        return scorePlan(*c.model, planOf(c, choice), c.graph->folded());
     const SearchProblem& p = *c.problem;
     Score score;
     score.stepTime = p.stepTime(choice);
@@ -159,18 +187,8 @@ void MeshSearch::considerChoice(const Combo& c, const std::vector<int>& choice, 
         recordFit(score.stepTime);
     if (best_ && !preferred(score, best_->score))
         return; // the plan itself is built only when it is the best so far
-    const SearchProblem& p = *c.problem;
     CandidatePlan out;
-    out.plan.mesh = mesh_;
-    out.plan.name = "search";
-    out.plan.settings = c.settings;
-    out.plan.strategies.reserve(std::size_t(p.size()));
-    out.plan.locked.assign(std::size_t(p.size()), false);
-    for (int v = 0; v < p.size(); ++v) {
-        const std::size_t o = std::size_t(v);
-        out.plan.strategies.push_back(p.candidates(v)[std::size_t(choice[o])]);
-        out.plan.locked[o] = o < in_.locks.size() && in_.locks[o].has_value();
-    }
+    out.plan = planOf(c, choice);
     out.score = score;
     out.graph = c.graph;
     out.solver = c.solver;
@@ -183,8 +201,11 @@ void MeshSearch::recordFit(double stepTime) {
 }
 
 bool MeshSearch::dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const {
+    // Pipelined, more micro-batches shrink the bubble: only the same count compares.
+    const bool pipelined = mesh_.pipelineStages() > 1;
     for (const auto& [a, time] : bounds)
-        if (slowerOrEqual(a, s) && (time >= ownBestFeasible_ || bound_.cannotWin(time)))
+        if (slowerOrEqual(a, s) && (!pipelined || a.microbatches == s.microbatches) &&
+            (time >= ownBestFeasible_ || bound_.cannotWin(time)))
             return true;
     return false;
 }
@@ -369,7 +390,8 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
 }
 
 std::optional<double> MeshSearch::fittingLowerBound() const {
-    if (inexact_ || cancelled_)
+    // Pipelined, the tables' memory estimates the first stage's: no bound to claim.
+    if (inexact_ || cancelled_ || mesh_.pipelineStages() > 1)
         return std::nullopt;
     return sweptBound_;
 }

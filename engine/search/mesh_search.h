@@ -115,6 +115,7 @@ private:
         StepSettings settings;
         std::shared_ptr<const GraphVariant> graph;
         std::unique_ptr<CostModel> model;
+        PipelineLayout layout;                ///< the balanced cut on a mesh with a pipe axis
         std::vector<std::size_t> twin;        ///< per op: the op whose strategy it repeats (itself outside blocks 3..L)
         std::unique_ptr<SearchProblem> problem;
         SearchAlgorithm solver = SearchAlgorithm::Auto;
@@ -128,7 +129,9 @@ private:
     Combo& combo(const StepSettings& settings);
     SearchProblem& problemOf(Combo& c);
     Solution solve(const SearchProblem& problem, Combo& c, double lambda);
-    /// The step time, peak and fit of `choice` in combination `c`.
+    /// The plan of `choice` in combination `c`.
+    Plan planOf(const Combo& c, const std::vector<int>& choice) const;
+    /// The step time, peak and fit of `choice` in combination `c` (pipelined: evaluated in full).
     Score scoreOf(const Combo& c, const std::vector<int>& choice) const;
     /// Records a solver's choice: its fit (recordFit()), and its plan only when it is preferred to
     /// the best so far.

@@ -1,5 +1,7 @@
 #include "engine/search/plan_score.h"
 
+#include "engine/cost/evaluation.h"
+
 #include <algorithm>
 
 namespace shardscope {
@@ -11,6 +13,11 @@ bool preferred(const Score& a, const Score& b) {
 }
 
 Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded) {
+    if (plan.pipeline.active()) {
+        // Stages compose by the schedule, not by sums: the evaluation itself.
+        const auto e = evaluate(model, plan, folded);
+        return Score{e->stepTime, e->peakMemory, e->feasible};
+    }
     // Blocks are numbered from 0. Ops of block b >= 2 repeat block 1, so block 1's ops count L-1 times.
     // An edge into block b >= 3 repeats the edge into block 2 (both come from a copy of block 1), so
     // the edges into block 2 count L-2 times; those into block 1 leave block 0 and count once.

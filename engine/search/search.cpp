@@ -5,6 +5,7 @@
 #include "engine/search/fit_advice.h"
 #include "engine/search/mesh_equivalence.h"
 #include "engine/search/mesh_search.h"
+#include "engine/search/pipeline_candidates.h"
 #include "engine/util/error.h"
 
 #include <atomic>
@@ -118,7 +119,12 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         throw InputError("search: no model or cluster");
     const auto start = Clock::now();
     const int devices = r.cluster->deviceCount();
+    const auto repeated = findRepeatedBlocks(*r.graph);
+    const int blocks = repeated ? repeated->count() : 0;
     std::vector<Mesh> meshes = r.mesh ? std::vector<Mesh>{*r.mesh} : candidateMeshes(devices, r.cluster->devicesPerNode());
+    if (!r.mesh)
+        for (Mesh& m : pipelinedMeshes(devices, r.cluster->devicesPerNode(), blocks))
+            meshes.push_back(std::move(m));
     for (const Mesh& m : meshes)
         m.verify(devices, r.cluster->name);
     for (const Mesh& m : meshes)
@@ -146,6 +152,20 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     if (!r.family)
         open.microbatches = false; // a model that fixes its own batch keeps its micro-batch count
 
+    // Each pipelined mesh is searched once per schedule it may run.
+    std::vector<StepSettings> bases;
+    {
+        std::vector<Mesh> targets;
+        for (const Mesh& m : meshes)
+            for (const ScheduleChoice& c : scheduleChoices(m, r.settings, open.schedule, blocks, r.mesh.has_value())) {
+                targets.push_back(m);
+                bases.push_back(r.settings);
+                bases.back().schedule = c.schedule;
+                bases.back().virtualStages = c.virtualStages;
+            }
+        meshes = std::move(targets);
+    }
+
     SharedBound bound;
     std::mutex progressMutex;
     std::vector<double> done(meshes.size(), 0.0);
@@ -172,7 +192,8 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     std::vector<std::optional<std::size_t>> sameAs(meshes.size());
     for (std::size_t i = 1; i < meshes.size() && !anyPin; ++i)
         for (std::size_t j = 0; j < i && !sameAs[i]; ++j)
-            if (!sameAs[j] && equivalentAxes(*r.cluster, meshes[j], zeroAxes[j], meshes[i], zeroAxes[i]))
+            if (!sameAs[j] && meshes[i].pipelineStages() == 1 && meshes[j].pipelineStages() == 1 &&
+                equivalentAxes(*r.cluster, meshes[j], zeroAxes[j], meshes[i], zeroAxes[i]))
                 sameAs[i] = j;
     for (std::size_t i = 0; i < meshes.size(); ++i) {
         MeshSearchInput in;
@@ -180,8 +201,24 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         in.graphs = &graphs;
         const auto data = meshes[i].find("data");
         const int dataDegree = data ? meshes[i].size(*data) : 1;
-        in.space = settingsSpace(r.settings, open, r.family ? std::optional<int>(r.family->globalBatch) : std::nullopt,
+        in.space = settingsSpace(bases[i], open, r.family ? std::optional<int>(r.family->globalBatch) : std::nullopt,
                                  dataDegree);
+        if (meshes[i].pipelineStages() > 1 && open.microbatches && r.family) {
+            // Pipelined, more micro-batches shrink the bubble while the per-op choices hardly change:
+            // micro-batches of 1, 2, 4 or 8 sequences, as Megatron-LM runs them.
+            const int perReplica = r.family->globalBatch / dataDegree;
+            std::erase_if(in.space.microbatches, [perReplica](int m) {
+                const int size = perReplica / m;
+                return size != 1 && size != 2 && size != 4 && size != 8;
+            });
+        }
+        if (bases[i].schedule == Schedule::Interleaved) {
+            // The interleaved schedule runs micro-batches in groups of P.
+            const int P = meshes[i].pipelineStages();
+            std::erase_if(in.space.microbatches, [P](int m) { return m % P != 0; });
+            if (in.space.microbatches.empty())
+                errors[i] = "interleaved: no micro-batch count is a multiple of the " + std::to_string(P) + " stages";
+        }
         in.zeroAxes = zeroAxes[i];
         in.pins = pins;
         in.locks = r.locks;
@@ -232,16 +269,17 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
             rep.notes.push_back(meshes[i].toString() + ": prices every plan as " + meshes[*sameAs[i]].toString() +
                                 " does with its axes reordered; searched there");
             if (const auto& twin = searches[*sameAs[i]]->best(); twin && (!s.best() || preferred(twin->score, s.best()->score)))
-                rep.meshesTried.push_back({meshes[i], twin->score.stepTime, twin->score.feasible});
+                rep.meshesTried.push_back({meshes[i], twin->score.stepTime, twin->score.feasible, {}});
             else if (s.best())
-                rep.meshesTried.push_back({meshes[i], s.best()->score.stepTime, s.best()->score.feasible});
+                rep.meshesTried.push_back({meshes[i], s.best()->score.stepTime, s.best()->score.feasible, {}});
             if (s.best() && (!best || preferred(s.best()->score, searches[*best]->best()->score)))
                 best = i;
             continue;
         }
         if (!s.best())
             continue;
-        rep.meshesTried.push_back({meshes[i], s.best()->score.stepTime, s.best()->score.feasible});
+        rep.meshesTried.push_back({meshes[i], s.best()->score.stepTime, s.best()->score.feasible,
+                                  meshes[i].pipelineStages() > 1 ? scheduleLabel(bases[i]) : std::string()});
         if (!best || preferred(s.best()->score, searches[*best]->best()->score))
             best = i;
     }
@@ -278,7 +316,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
                     result->plan.why[o][a] = "fixed before the search";
             }
     }
-    if (open.zeroStage || open.recompute || open.microbatches)
+    if (open.zeroStage || open.recompute || open.microbatches || (open.schedule && result->plan.pipeline.active()))
         rep.notes.insert(rep.notes.begin(), "settings chosen: " + describeSettings(result->plan.settings));
     rep.optimalityGap = optimalityGap(searches, errors, sameAs, best ? std::optional<Score>(chosen.score) : std::nullopt,
                                       rep.cancelled);

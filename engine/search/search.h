@@ -45,6 +45,7 @@ struct MeshTried {
     Mesh mesh;
     double stepTime = 0;
     bool feasible = false;
+    std::string schedule;      ///< pipelined meshes: "1f1b", "interleaved x 3"; else empty
 };
 
 /// How the search went.
@@ -91,7 +92,8 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& request);
 
 /// The meshes "choose the mesh" tries for `devices` devices with `perNode` per node: one data axis;
 /// data x model with model a divisor of the node size; data x seq x model with seq x model a divisor
-/// of the node size (the minor axes stay inside a node).
+/// of the node size (the minor axes stay inside a node). search() adds pipelinedMeshes() for models
+/// with repeated blocks.
 std::vector<Mesh> candidateMeshes(int devices, int perNode);
 
 } // namespace shardscope

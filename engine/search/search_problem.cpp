@@ -43,8 +43,9 @@ const std::vector<OpStrategy>& StrategyCache::of(const Graph& graph, OpId o, con
 SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
                              const RepeatedBlocks* folded, std::stop_token stop, Edges edges, StrategyCache* strategies,
                              const SearchProblem* like)
-    : model_(model), folded_(folded) {
-    if (like && (like->cancelled_ || like->folded_ != folded || like->size() != int(model.graph().ops().size())))
+    : model_(model), weights_(pipelineWeights(model.mesh(), model.settings())), folded_(folded) {
+    if (like && (like->cancelled_ || like->folded_ != folded || like->size() != int(model.graph().ops().size()) ||
+                 like->weights_ != weights_))
         like = nullptr;
     const Graph& g = model.graph();
     const std::size_t n = g.ops().size();
@@ -92,8 +93,8 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
         }
         for (const OpStrategy& s : tables->candidates) {
             const OpCost c = model.opCost(OpId(v), s);
-            tables->time.push_back(c.totalTime());
-            tables->memory.push_back(c.memory.sum());
+            tables->time.push_back(weights_.opTime(c));
+            tables->memory.push_back(weights_.memory(c.memory, c.activationWorkspace));
             tables->transient.push_back(c.transient);
         }
         ops_[v] = std::move(tables);
@@ -353,6 +354,8 @@ void SearchProblem::combineParts() {
             if (p.intoA)
                 for (std::size_t i = 0; i < t.size(); ++i)
                     t[i] += intoA * (*p.intoA)[i];
+            for (double& x : t)
+                x *= weights_.time;
             slot = std::make_shared<const std::vector<double>>(std::move(t));
         }
         pairs_.push_back(PairTable{p.a, p.b, slot});

@@ -4,6 +4,7 @@
 // Every algorithm minimises  sum_v unary[v][k_v] + sum_(u,v) pair[k_u][k_v]  over the choices k.
 
 #include "engine/cost/cost_model.h"
+#include "engine/pipeline/pipeline_weights.h"
 #include "engine/cost/reshard_memo.h"
 #include "engine/ir/repeated_blocks.h"
 
@@ -161,6 +162,7 @@ private:
     void combineParts();
 
     const CostModel& model_;
+    PipelineWeights weights_;           ///< how the sums stand for a pipelined step (all 1 without)
     const RepeatedBlocks* folded_ = nullptr;
     std::vector<std::shared_ptr<const OpTables>> ops_;
     bool cancelled_ = false;

@@ -15,9 +15,10 @@ struct OpenSettings {
     bool zeroStage = false;     ///< 0-3 over the data axis
     bool recompute = false;     ///< none, selective, full
     bool microbatches = false;  ///< divisors of the per-replica batch (needs a GraphFamily)
+    bool schedule = false;      ///< pipelined meshes: 1F1B or interleaved, and its virtual stages
 
     /// Every setting open: what `search` does when the user fixes none.
-    static OpenSettings all() { return {true, true, true}; }
+    static OpenSettings all() { return {true, true, true, true}; }
     bool operator==(const OpenSettings&) const = default;
 };
 

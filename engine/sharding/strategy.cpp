@@ -58,6 +58,8 @@ std::string verifyStrategy(const Op& op, const Mesh& mesh, const OpStrategy& s) 
         if (f >= 0 && !rule.splittable(f))
             return "factor '" + rule.factors[static_cast<std::size_t>(f)].name + "' of op '" + op.name +
                    "' cannot be split";
+        if (f >= 0 && mesh.axes[a].name == kPipeAxis)
+            return "the pipe axis holds pipeline stages; no factor splits over it";
     }
     for (std::size_t f = 0; f < rule.factors.size(); ++f) {
         const int parts = mesh.groupSize(s.axesOn(static_cast<int>(f)));
@@ -74,6 +76,8 @@ std::vector<OpStrategy> enumerateStrategies(const Op& op, const Mesh& mesh) {
     for (std::size_t f = 0; f < op.rule.factors.size(); ++f)
         if (op.rule.splittable(static_cast<int>(f)))
             candidates.push_back(static_cast<int>(f));
+    // The pipe axis splits nothing: its only candidate is "no factor".
+    auto choices = [&](std::size_t a) { return mesh.axes[a].name == kPipeAxis ? std::size_t(1) : candidates.size(); };
     std::vector<OpStrategy> result;
     OpStrategy current = OpStrategy::replicated(mesh.rank());
     std::vector<std::size_t> digit(mesh.rank(), 0);
@@ -83,7 +87,7 @@ std::vector<OpStrategy> enumerateStrategies(const Op& op, const Mesh& mesh) {
         if (verifyStrategy(op, mesh, current).empty())
             result.push_back(current);
         std::size_t a = 0;
-        while (a < mesh.rank() && ++digit[a] == candidates.size())
+        while (a < mesh.rank() && ++digit[a] == choices(a))
             digit[a++] = 0;
         if (a == mesh.rank())
             break;

@@ -112,6 +112,13 @@ private slots:
                                       << QStringLiteral("unknown baseline 'pp'");
         QTest::newRow("bad bucket") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--bucket-mb"), QStringLiteral("25x")}
                                     << QStringLiteral("--bucket-mb 25x: expected megabytes");
+        QTest::newRow("schedule auto outside search")
+            << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--schedule"), QStringLiteral("auto")}
+            << QStringLiteral("--schedule auto: only search chooses a setting");
+        QTest::newRow("more stages than blocks")
+            << QStringList{QStringLiteral("search"), m, QStringLiteral("gpt"), QStringLiteral("--set"), QStringLiteral("layers=4"), c,
+                           a100, QStringLiteral("--nodes"), QStringLiteral("8"), QStringLiteral("--mesh"), QStringLiteral("pipe=8,data=8")}
+            << QStringLiteral("4 repeated blocks cannot fill 8 model chunks");
         QTest::newRow("bad recompute") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--recompute"), QStringLiteral("some")}
                                        << QStringLiteral("expected none, selective or full");
     }
@@ -144,6 +151,33 @@ private slots:
         const Run again = cli({QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("gpt"), QStringLiteral("--set"),
                                QStringLiteral("layers=4"), QStringLiteral("--cluster"), QStringLiteral("dgx-a100"),
                                QStringLiteral("--strategy"), path, QStringLiteral("--json")});
+        QCOMPARE(again.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(again.out).object()[QStringLiteral("step_time_s")].toDouble(),
+                 o[QStringLiteral("step_time_s")].toDouble());
+        QFile::remove(path);
+    }
+    void searchChoosesThePipelineSchedule() {
+        // A pipe mesh with every setting open: the search reports the schedule it chose, tries 1F1B
+        // and interleaved with every V that deals 8 blocks evenly over 2 stages (4 and 2), and its
+        // saved plan (cut and schedule) re-evaluates to the same step.
+        const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-pipe.plan.json"));
+        const QStringList model{QStringLiteral("--model"), QStringLiteral("gpt"), QStringLiteral("--set"), QStringLiteral("layers=8"),
+                                QStringLiteral("--set"), QStringLiteral("batch=64"), QStringLiteral("--cluster"),
+                                QStringLiteral("dgx-a100"), QStringLiteral("--nodes"), QStringLiteral("2")};
+        const Run r = cli(QStringList{QStringLiteral("search")} + model +
+                          QStringList{QStringLiteral("--mesh"), QStringLiteral("pipe=2,data=4,model=2"), QStringLiteral("--plan-out"),
+                                      path, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject chosen = o[QStringLiteral("settings_chosen")].toObject();
+        QVERIFY(chosen.contains(QStringLiteral("schedule")));
+        QStringList schedules;
+        for (const QJsonValue& m : o[QStringLiteral("meshes_tried")].toArray())
+            schedules << m.toObject()[QStringLiteral("schedule")].toString();
+        QCOMPARE(schedules, (QStringList{QStringLiteral("1f1b"), QStringLiteral("interleaved x 4"), QStringLiteral("interleaved x 2")}));
+        QCOMPARE(o[QStringLiteral("pipeline")].toObject()[QStringLiteral("stages")].toArray().size(), 2);
+        const Run again = cli(QStringList{QStringLiteral("evaluate")} + model +
+                              QStringList{QStringLiteral("--strategy"), path, QStringLiteral("--json")});
         QCOMPARE(again.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(again.out).object()[QStringLiteral("step_time_s")].toDouble(),
                  o[QStringLiteral("step_time_s")].toDouble());

@@ -1,0 +1,162 @@
+// The search over pipelined meshes (DESIGN 2.4, Pipelining; pipeline_candidates.h): the schedules
+// and micro-batch counts it tries, its plans against an exhaustive contest of the expert's
+// pipelined plans, the folded evaluation it scores them with, and refusals.
+
+#include <QTest>
+// Qt first: moc cannot parse <concepts> unless Qt headers came before.
+
+#include "engine/builders/builders.h"
+#include "engine/cluster/cluster_presets.h"
+#include "engine/cost/evaluation.h"
+#include "engine/plans/baselines.h"
+#include "engine/search/pipeline_candidates.h"
+#include "engine/search/search.h"
+#include "engine/util/error.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace shardscope;
+
+namespace {
+
+/// A GPT of 8 layers (hidden 1024, sequence 512, 64-word vocabulary) at global batch `batch`.
+ModelParams gpt(int batch) {
+    ModelParams p;
+    p.layers = 8;
+    p.seq = 512;
+    p.vocab = 64;
+    p.batch = batch;
+    return p;
+}
+
+/// `nodes` DGX A100 nodes cut to `perNode` GPUs each.
+Cluster nodes(int count, int perNode) {
+    Cluster c = clusterPreset("dgx-a100", count);
+    c.levels.front().size = perNode;
+    return c;
+}
+
+SearchRequest request(const Graph& g, const Cluster& c, const ModelParams& p) {
+    SearchRequest r;
+    r.graph = &g;
+    r.cluster = &c;
+    r.open = OpenSettings::all();
+    r.family = GraphFamily{p.batch, [p](int m) { return buildModel("gpt", p, m, "gpt"); }};
+    r.threads = 1;
+    return r;
+}
+
+} // namespace
+
+class TestPipelineSearch : public QObject {
+    Q_OBJECT
+private slots:
+    void candidatesAreWholeNodeStages() {
+        // 4 nodes of 2: pipe 2 and 4 (stages of whole nodes), each data-only or data x model=2.
+        std::vector<std::string> names;
+        for (const Mesh& m : pipelinedMeshes(8, 2, 8))
+            names.push_back(m.toString());
+        QCOMPARE(names, (std::vector<std::string>{"pipe=2,data=4", "pipe=2,data=2,model=2", "pipe=4,data=2",
+                                                  "pipe=4,data=1,model=2"}));
+        QVERIFY(pipelinedMeshes(8, 2, 1).empty()); // one block cannot be cut
+        // 8 blocks on 2 stages: 1F1B, then interleaved with the largest V of 4, 3, 2 that deals evenly,
+        // or every such V for a mesh the user gave.
+        const Mesh two = Mesh::parse("pipe=2,data=4");
+        QCOMPARE(int(scheduleChoices(two, {}, true, 8, false).size()), 2);
+        QCOMPARE(scheduleChoices(two, {}, true, 8, false)[1].virtualStages, 4);
+        QCOMPARE(int(scheduleChoices(two, {}, true, 8, true).size()), 3); // V 4 and 2 (3 does not divide)
+        QCOMPARE(int(scheduleChoices(two, {}, false, 8, true).size()), 1);
+        QCOMPARE(int(scheduleChoices(Mesh::parse("data=8"), {}, true, 8, true).size()), 1);
+    }
+    void pipeAxisSplitsNothing() {
+        const Graph g = buildModel("gpt", gpt(32), 1, "gpt");
+        const Mesh mesh = Mesh::parse("pipe=2,data=2,model=2");
+        for (const Op& op : g.ops())
+            for (const OpStrategy& s : enumerateStrategies(op, mesh))
+                QCOMPARE(s.factorOfAxis[0], -1);
+    }
+    void searchBeatsEveryExpertPipeline() {
+        // On 4 nodes of 2 GPUs, batch 64: every mesh the search tries with a pipe axis, every
+        // schedule it may run, every micro-batch count it may pick (micro-batches of 1, 2, 4, 8
+        // sequences), every baseline pattern with every ZeRO stage and recomputation, each plan
+        // evaluated in full. The search's plan fits and is at least as fast as the fastest that fits.
+        const ModelParams p = gpt(64);
+        const Graph g = buildModel("gpt", p, 1, "gpt");
+        const Cluster c = nodes(4, 2);
+        const auto result = search(request(g, c, p));
+        QVERIFY(result->evaluation->feasible);
+        double best = std::numeric_limits<double>::infinity();
+        int contested = 0;
+        for (const Mesh& mesh : pipelinedMeshes(8, 2, 8)) {
+            const int data = mesh.size(*mesh.find("data"));
+            for (const ScheduleChoice& sc : scheduleChoices(mesh, {}, true, 8, false))
+                for (int size : {1, 2, 4, 8}) {
+                    const int m = p.batch / data / size;
+                    if (m < 1 || p.batch % (data * size) != 0 ||
+                        (sc.schedule == Schedule::Interleaved && m % mesh.pipelineStages() != 0))
+                        continue;
+                    const Graph gm = buildModel("gpt", p, m, "gpt");
+                    for (const std::string& pattern : baselinePatterns())
+                        for (int zero = 0; zero <= 3; ++zero)
+                            for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                                StepSettings s;
+                                s.microbatches = m;
+                                s.recompute = r;
+                                s.schedule = sc.schedule;
+                                s.virtualStages = sc.virtualStages;
+                                Plan plan;
+                                try {
+                                    plan = baselinePlan(gm, mesh, baselineSpec(pattern, zero), s);
+                                } catch (const InputError&) {
+                                    continue; // no model axis
+                                }
+                                const auto e = evaluate(CostModel(gm, c, mesh, plan.settings), plan);
+                                ++contested;
+                                if (e->feasible)
+                                    best = std::min(best, e->stepTime);
+                            }
+                }
+        }
+        QVERIFY(contested > 500);
+        QVERIFY2(result->evaluation->stepTime <= best * (1 + 1e-9),
+                 qPrintable(QStringLiteral("search %1 s, best expert pipeline %2 s")
+                                .arg(result->evaluation->stepTime)
+                                .arg(best)));
+    }
+    void foldedEvaluationIsTheFullOne() {
+        // A pipelined plan whose blocks 2.. repeat block 1 evaluates the same priced once per block.
+        const ModelParams p = gpt(64);
+        const Graph g = buildModel("gpt", p, 8, "gpt");
+        const Mesh mesh = Mesh::parse("pipe=2,data=2,model=2");
+        const Cluster c = nodes(4, 2);
+        StepSettings s;
+        s.microbatches = 8;
+        s.schedule = Schedule::Interleaved;
+        s.virtualStages = 2;
+        const Plan plan = baselinePlan(g, mesh, "megatron-sp+zero1", s);
+        const CostModel model(g, c, mesh, plan.settings);
+        const auto blocks = findRepeatedBlocks(g);
+        QVERIFY(blocks && blocks->count() == 8);
+        const auto full = evaluate(model, plan), folded = evaluate(model, plan, &*blocks);
+        QCOMPARE(folded->stepTime, full->stepTime);
+        QCOMPARE(folded->peakMemory, full->peakMemory);
+        QCOMPARE(folded->pipeline.bubbleFraction, full->pipeline.bubbleFraction);
+    }
+    void aPipeMeshWithTooFewBlocksIsRefused() {
+        const ModelParams p = gpt(64);
+        const Graph g = buildModel("gpt", p, 1, "gpt");
+        const Cluster c = nodes(16, 1);
+        SearchRequest r = request(g, c, p);
+        r.mesh = Mesh::parse("pipe=16");
+        try {
+            search(r);
+            QFAIL("searched 16 stages of 8 blocks");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("8 repeated blocks cannot fill 16") != std::string::npos, e.what());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPipelineSearch)
+#include "tst_pipeline_search.moc"
