@@ -52,7 +52,9 @@ std::string overflowMessage(const Evaluation& e, const Graph& g) {
 
 } // namespace
 
-std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded) {
+std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded,
+                                          EvaluationDetail detail) {
+    const bool full = detail == EvaluationDetail::Full;
     const Graph& g = model.graph();
     // With `folded`, an op of block 2 or later costs what its twin in block 1 costs.
     auto twin = [folded](OpId o) {
@@ -68,7 +70,8 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     const int m = model.settings().microbatches;
     e->perOp.resize(g.ops().size());
     for (OpId o : g.topoOrder()) {
-        e->flopsPerStep += m * (g.forwardFlops(o) + model.backwardFlops(o));
+        if (full)
+            e->flopsPerStep += m * (g.forwardFlops(o) + model.backwardFlops(o));
         if (twin(o) != o) {
             e->perOp[o.index()] = e->perOp[twin(o).index()];
             e->perOp[o.index()].op = o;
@@ -77,7 +80,8 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
         const OpCost c = model.opCost(o, plan.strategies[o.index()]);
         OpReport& r = e->perOp[o.index()];
         r.op = o;
-        r.strategy = plan.strategies[o.index()].toString(g.op(o).rule, model.mesh());
+        if (full)
+            r.strategy = plan.strategies[o.index()].toString(g.op(o).rule, model.mesh());
         r.forwardTime = c.forward;
         r.backwardTime = c.backward;
         r.recomputeTime = c.recompute;
@@ -102,6 +106,8 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
             repeated.emplace(key, c);
         OpReport& r = e->perOp[edge.to.index()];
         r.collectives.insert(r.collectives.end(), c.collectives.begin(), c.collectives.end());
+        if (!full)
+            continue;
         EdgeReport er{edge.from, edge.to, edge.tensor, c.collectives, c.time(), 0};
         for (const CollectiveCost& cc : c.collectives)
             er.bytesSent += cc.bytesSent * cc.count;

@@ -67,11 +67,16 @@ struct Evaluation {
     PipelineReport pipeline;
 };
 
+/// What an evaluation fills: everything, or only what a score needs (no strategy texts, perEdge or
+/// flopsPerStep).
+enum class EvaluationDetail { Full, Score };
+
 /// Evaluates `plan` under `model`. Assumes plan.verify(model.graph()) is empty and the plan's mesh and
 /// settings are those of `model`. With `folded`, the plan must give every op of blocks 2.. the
 /// strategy of its twin in block 1 (searches' folded plans do): those ops and the edges into blocks
 /// 3.. are then priced once, not once per block.
 std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan,
-                                          const RepeatedBlocks* folded = nullptr);
+                                          const RepeatedBlocks* folded = nullptr,
+                                          EvaluationDetail detail = EvaluationDetail::Full);
 
 } // namespace shardscope

@@ -15,7 +15,7 @@ bool preferred(const Score& a, const Score& b) {
 Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded) {
     if (plan.pipeline.active()) {
         // Stages compose by the schedule, not by sums: the evaluation itself.
-        const auto e = evaluate(model, plan, folded);
+        const auto e = evaluate(model, plan, folded, EvaluationDetail::Score);
         return Score{e->stepTime, e->peakMemory, e->feasible};
     }
     // Blocks are numbered from 0. Ops of block b >= 2 repeat block 1, so block 1's ops count L-1 times.
