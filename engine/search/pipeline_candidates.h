@@ -14,6 +14,8 @@ namespace shardscope {
 struct ScheduleChoice {
     Schedule schedule = Schedule::OneFOneB;
     int virtualStages = 1;
+
+    bool operator==(const ScheduleChoice&) const = default;
 };
 
 /// The meshes with a pipe axis "choose the mesh" adds for `devices` devices, `perNode` per node and a

@@ -202,6 +202,41 @@ private slots:
         QVERIFY(!s->searchSettings().mesh);
         QVERIFY(std::holds_alternative<SearchSettings>(bar->settings()));
     }
+    void searchesAPipelinedMeshWithTheScheduleFromTheBar() {
+        // A pipe mesh typed in the bar (its pipelines are offered in the list) and "interleaved x 2"
+        // picked in the schedule box: the searched plan cuts 8 layers into 2 stages x 2 chunks and
+        // the evaluation the window shows is pipelined; "auto" again leaves the schedule open.
+        MainWindow w(nullptr, 1);
+        w.show();
+        Session* s = w.session();
+        ScenarioRequest r = gptScenario("dp");
+        r.model.sets = {"layers=8", "batch=64"};
+        r.nodes = 2;
+        r.mesh = "data=8,model=2";
+        s->openScenario(r);
+        QVERIFY(waitSettled(w));
+        auto* bar = w.findChild<SearchBar*>();
+        auto* mesh = bar->findChild<QComboBox*>(QStringLiteral("mesh"));
+        auto* schedule = bar->findChild<QComboBox*>(QStringLiteral("schedule"));
+        QVERIFY(mesh && schedule);
+        QVERIFY(mesh->findText(QStringLiteral("pipe=2,data=4,model=2")) >= 0);
+        QCOMPARE(schedule->currentText(), QStringLiteral("auto"));
+        QVERIFY(!s->searchSettings().schedule);
+        mesh->setCurrentText(QStringLiteral("pipe=2,data=4,model=2"));
+        schedule->setCurrentIndex(schedule->findText(QStringLiteral("interleaved x 2")));
+        QCOMPARE(s->searchSettings().schedule, std::optional<ScheduleChoice>(ScheduleChoice{Schedule::Interleaved, 2}));
+        s->runSearch(false);
+        QVERIFY(waitSettled(w));
+        QCOMPARE(takeErrorDialog(w), QString());
+        const auto& state = s->state();
+        QCOMPARE(state.plan.mesh.toString(), std::string("pipe=2,data=4,model=2"));
+        QCOMPARE(state.plan.pipeline.stages, 2);
+        QCOMPARE(state.plan.pipeline.virtualStages, 2);
+        QCOMPARE(state.plan.settings.schedule, Schedule::Interleaved);
+        QVERIFY(state.evaluation && state.evaluation->pipeline.active());
+        schedule->setCurrentIndex(0);
+        QVERIFY(!s->searchSettings().schedule);
+    }
     void openedSettingsCarryIntoTheSearchBar() {
         // A scenario opened with unfused attention and no overlap: the next search uses the same,
         // and the bar shows them.

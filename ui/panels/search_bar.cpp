@@ -11,6 +11,8 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include <algorithm>
+
 namespace shardscope::ui {
 
 namespace {
@@ -32,7 +34,8 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     mesh_->setObjectName(QStringLiteral("mesh"));
     mesh_->setEditable(true);
     mesh_->setMinimumContentsLength(18);
-    meshHelp_ = tr("auto tries every data x model and data x seq x model split; or type axes, e.g. data=4,model=2");
+    meshHelp_ = tr("auto tries every data x model and data x seq x model split and pipelines of whole-node stages; "
+                   "or type axes, e.g. data=4,model=2 or pipe=4,data=2,model=8");
     mesh_->setToolTip(meshHelp_);
     batch_ = new QSpinBox(this);
     batch_->setRange(1, 1 << 24);
@@ -70,6 +73,15 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     zero_->addItem(QStringLiteral("2"), 2);
     zero_->addItem(QStringLiteral("3"), 3);
     zero_->setToolTip(tr("ZeRO stage over the data axis; auto lets the search choose"));
+    schedule_ = new QComboBox(this);
+    schedule_->setObjectName(QStringLiteral("schedule"));
+    schedule_->addItem(tr("auto"), -1);
+    schedule_->addItem(QStringLiteral("1F1B"), 1);
+    schedule_->addItem(QStringLiteral("GPipe"), 0);
+    for (int v = 2; v <= 4; ++v)
+        schedule_->addItem(tr("interleaved x %1").arg(v), 10 + v);
+    schedule_->setToolTip(tr("Pipeline schedule on meshes with a pipe axis (pipe=P,...): auto tries 1F1B and "
+                             "interleaved with 4, 3 or 2 virtual stages"));
     run_ = new QPushButton(tr("Run search"), this);
     run_->setToolTip(tr("Search for the best plan with these settings (F5)"));
     cancel_ = new QPushButton(tr("Cancel"), this);
@@ -98,12 +110,14 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     addWidget(overlap_);
     addWidget(caption(tr("ZeRO"), this));
     addWidget(zero_);
+    addWidget(caption(tr("Schedule"), this));
+    addWidget(schedule_);
     addSeparator();
     addWidget(run_);
     addWidget(cancel_);
     addWidget(progress_);
 
-    for (QComboBox* c : {algorithm_, recompute_, attention_, overlap_, zero_})
+    for (QComboBox* c : {algorithm_, recompute_, attention_, overlap_, zero_, schedule_})
         connect(c, &QComboBox::currentIndexChanged, this, &SearchBar::push);
     connect(mesh_, &QComboBox::currentTextChanged, this, &SearchBar::push);
     for (QSpinBox* s : {batch_, microbatches_})
@@ -156,6 +170,9 @@ std::variant<SearchSettings, QString> SearchBar::settings() const {
         s.recompute = static_cast<Recompute>(recompute_->currentIndex() - 1);
     if (zero_->currentData().toInt() >= 0)
         s.zeroStage = zero_->currentData().toInt();
+    if (const int code = schedule_->currentData().toInt(); code >= 0)
+        s.schedule = code >= 10 ? ScheduleChoice{Schedule::Interleaved, code - 10}
+                                : ScheduleChoice{code == 1 ? Schedule::OneFOneB : Schedule::GPipe, 1};
     s.attention = static_cast<AttentionKernel>(attention_->currentData().toInt());
     const int overlap = overlap_->currentData().toInt();
     s.overlap = overlap >= 1;
@@ -176,6 +193,11 @@ void SearchBar::setSettings(const SearchSettings& s) {
     recompute_->setCurrentIndex(s.recompute ? static_cast<int>(*s.recompute) + 1 : 0);
     zero_->setCurrentIndex(zero_->findData(s.zeroStage.value_or(-1)));
     attention_->setCurrentIndex(attention_->findData(static_cast<int>(s.attention)));
+    const int scheduleCode = !s.schedule                                   ? -1
+                             : s.schedule->schedule == Schedule::Interleaved ? 10 + s.schedule->virtualStages
+                             : s.schedule->schedule == Schedule::OneFOneB    ? 1
+                                                                             : 0;
+    schedule_->setCurrentIndex(std::max(0, schedule_->findData(scheduleCode)));
     overlap_->setCurrentIndex(overlap_->findData(!s.overlap ? 0 : 1 + static_cast<int>(s.tpOverlap)));
     updating_ = false;
 }
@@ -186,9 +208,14 @@ void SearchBar::onProblemChanged() {
     const QString keep = mesh_->currentText();
     mesh_->clear();
     mesh_->addItem(QStringLiteral("auto"));
-    if (problem)
-        for (const Mesh& m : candidateMeshes(problem->cluster.deviceCount(), problem->cluster.devicesPerNode()))
+    if (problem) {
+        const int devices = problem->cluster.deviceCount(), perNode = problem->cluster.devicesPerNode();
+        for (const Mesh& m : candidateMeshes(devices, perNode))
             mesh_->addItem(q(m.toString()));
+        const auto blocks = findRepeatedBlocks(problem->graph);
+        for (const Mesh& m : pipelinedMeshes(devices, perNode, blocks ? blocks->count() : 0))
+            mesh_->addItem(q(m.toString()));
+    }
     mesh_->setCurrentText(keep.isEmpty() ? QStringLiteral("auto") : keep);
     const bool batchEditable = problem && problem->globalBatch();
     batch_->setEnabled(batchEditable);

@@ -39,6 +39,7 @@ private:
     QComboBox* attention_ = nullptr;
     QComboBox* overlap_ = nullptr;
     QComboBox* zero_ = nullptr;
+    QComboBox* schedule_ = nullptr;
     QPushButton* run_ = nullptr;
     QPushButton* cancel_ = nullptr;
     QProgressBar* progress_ = nullptr;

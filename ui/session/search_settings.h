@@ -3,6 +3,7 @@
 
 #include "engine/cluster/mesh.h"
 #include "engine/cost/step_settings.h"
+#include "engine/search/pipeline_candidates.h"
 #include "engine/search/solver.h"
 
 #include <optional>
@@ -17,6 +18,7 @@ struct SearchSettings {
     std::optional<int> microbatches;             ///< nullopt: auto, the search chooses
     std::optional<Recompute> recompute;          ///< nullopt: auto
     std::optional<int> zeroStage;                ///< nullopt: auto; else 0-3 over the data axis
+    std::optional<ScheduleChoice> schedule;      ///< pipelined meshes: nullopt: auto; else fixed
     AttentionKernel attention = AttentionKernel::Fused; ///< a fixed setting, never searched
     bool overlap = true;                         ///< StepSettings::overlap, fixed
     TpOverlap tpOverlap = TpOverlap::Off;        ///< StepSettings::tpOverlap, fixed

@@ -410,7 +410,9 @@ void Session::runSearch(bool aroundLocks) {
     step.recompute = settings.recompute.value_or(Recompute::None);
     step.optimizer = current.plan.settings.optimizer;
     step.zeroStage = settings.zeroStage.value_or(0);
-    const OpenSettings open{!settings.zeroStage, !settings.recompute, !settings.microbatches};
+    step.schedule = settings.schedule.value_or(ScheduleChoice{}).schedule;
+    step.virtualStages = settings.schedule.value_or(ScheduleChoice{}).virtualStages;
+    const OpenSettings open{!settings.zeroStage, !settings.recompute, !settings.microbatches, !settings.schedule};
     const std::optional<int> batch = settings.batch > 0 ? std::optional<int>(settings.batch) : std::nullopt;
     const SearchAlgorithm algorithm = settings.algorithm;
     const int threads = searchThreads_;
