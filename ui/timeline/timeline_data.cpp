@@ -7,9 +7,11 @@ const SimEvent& TimelineData::event(int device, int stream, std::size_t index) c
     return sim->classes[c].events[classes[c].events[static_cast<std::size_t>(stream)][index]];
 }
 
-std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimResult> sim, int devicesPerNode) {
+std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimResult> sim, int devicesPerNode,
+                                                      int devicesPerStage) {
     auto data = std::make_shared<TimelineData>();
     data->devicesPerNode = std::max(1, devicesPerNode);
+    data->devicesPerStage = std::max(0, devicesPerStage);
     for (const DeviceTimeline& line : sim->classes) {
         ClassLanes lanes;
         for (std::size_t i = 0; i < line.events.size(); ++i) {

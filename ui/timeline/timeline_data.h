@@ -34,6 +34,7 @@ struct TimelineData {
     std::shared_ptr<const SimResult> sim;
     std::vector<ClassLanes> classes;
     int devicesPerNode = 1;
+    int devicesPerStage = 0;   ///< pipelined plans: devices of one stage; 0 without pipelining
 
     /// The lanes of `device`.
     const ClassLanes& lanes(int device) const {
@@ -43,7 +44,9 @@ struct TimelineData {
     const SimEvent& event(int device, int stream, std::size_t index) const;
 };
 
-/// Arranges `sim` for drawing on a cluster of `devicesPerNode` devices per node.
-std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimResult> sim, int devicesPerNode);
+/// Arranges `sim` for drawing on a cluster of `devicesPerNode` devices per node (`devicesPerStage`
+/// per pipeline stage, 0 when the plan has no pipeline).
+std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimResult> sim, int devicesPerNode,
+                                                      int devicesPerStage = 0);
 
 } // namespace shardscope::ui

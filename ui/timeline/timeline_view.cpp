@@ -29,6 +29,15 @@ constexpr double kMaxPixels = 1.5e9;
 
 QString streamName(int stream) { return stream == 0 ? QStringLiteral("compute") : QStringLiteral("comm"); }
 
+/// ", stage 3" (or ", stages 2-3") for node `node` of a pipelined plan; empty without pipelining.
+QString stageText(const TimelineData* data, int node) {
+    if (!data || data->devicesPerStage <= 0)
+        return {};
+    const int first = node * data->devicesPerNode / data->devicesPerStage;
+    const int last = ((node + 1) * data->devicesPerNode - 1) / data->devicesPerStage;
+    return first == last ? QStringLiteral(", stage %1").arg(first) : QStringLiteral(", stages %1-%2").arg(first).arg(last);
+}
+
 } // namespace
 
 TimelineView::TimelineView(Session* session, QWidget* parent)
@@ -72,8 +81,11 @@ void TimelineView::onSimulation() {
         return;
     }
     const int perNode = session_->loaded() ? session_->state().problem->cluster.devicesPerNode() : 1;
+    const Mesh& mesh = session_->state().plan.mesh;
+    const int perStage = session_->loaded() && mesh.pipelineStages() > 1 ? mesh.deviceCount() / mesh.pipelineStages() : 0;
     arrange_.start<std::shared_ptr<const TimelineData>>(
-        tr("Arranging the timeline"), [sim, perNode](const JobContext&) { return buildTimelineData(sim, perNode); },
+        tr("Arranging the timeline"),
+        [sim, perNode, perStage](const JobContext&) { return buildTimelineData(sim, perNode, perStage); },
         [this](const std::shared_ptr<const TimelineData>& d) { setData(d); });
 }
 
@@ -273,7 +285,8 @@ void TimelineView::paintLanes(QPainter& p, const QSize& size) const {
             p.setPen(QColor(40, 40, 60));
             const bool folded = static_cast<std::size_t>(row.node) < folded_.size() && folded_[static_cast<std::size_t>(row.node)];
             p.drawText(QRectF(6, y, size.width(), h), Qt::AlignVCenter,
-                       tr("%1 node %2").arg(folded ? QStringLiteral("+") : QStringLiteral("-")).arg(row.node));
+                       tr("%1 node %2").arg(folded ? QStringLiteral("+") : QStringLiteral("-")).arg(row.node) +
+                           stageText(data_.get(), row.node));
             continue;
         }
         if (row.device == device_)
