@@ -105,7 +105,9 @@ private:
                     backwardPass(reversed, u.microbatch);
                 }
                 send(u);
-                if (!u.forward && u.microbatch + 1 == m_)
+                // With overlap, a chunk's gradients sync behind the rest of the schedule; without,
+                // after it (finishStep), as Megatron-LM's finalize_model_grads.
+                if (!u.forward && u.microbatch + 1 == m_ && options_.overlap)
                     flushBucket(u.microbatch);
             }
             finishStep();
@@ -376,9 +378,9 @@ private:
             issueIncoming(o, mb, Phase::Backward, [](const CollectiveCost& cc) { return cc.phase == Phase::Backward; });
             if (last) {
                 collectStepCollectives(o);
-                // Pipelined, the pass's last bucket waits until its gradient is sent to the stage before.
-                if (bucketBytes_ >= model_.settings().bucketBytes ||
-                    (i + 1 == pass.size() && !plan_.pipeline.active()))
+                // Pipelined, gradients are synchronised once the chunk's gradient has gone to the stage
+                // before (buildPipelined), on their own NCCL streams in Megatron-LM: never ahead of a send.
+                if (!plan_.pipeline.active() && (bucketBytes_ >= model_.settings().bucketBytes || i + 1 == pass.size()))
                     flushBucket(mb);
             }
         }
@@ -421,6 +423,7 @@ private:
 
     /// The optimizer after every gradient is synchronised, then ZeRO 1 and 2's parameter gathers.
     void finishStep() {
+        flushBucket(m_ - 1);
         SimTask optimizer;
         optimizer.event.name = "optimizer";
         optimizer.event.phase = Phase::Step;

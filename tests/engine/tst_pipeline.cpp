@@ -258,6 +258,9 @@ private slots:
             settings.overlap = false;
             settings.schedule = sched;
             settings.virtualStages = sched == Schedule::Interleaved ? 2 : 1;
+            // Buckets of 64 KB: several per stage, synchronised after the stage's schedule (Megatron's
+            // finalize_model_grads), never inside the drain.
+            settings.bucketBytes = 64e3;
             const Plan plan = baselinePlan(g, mesh, "dp", settings);
             const CostModel model(g, cluster, mesh, plan.settings);
             const auto e = evaluate(model, plan);
