@@ -10,6 +10,7 @@
 #include "panels/ops_panel.h"
 #include "panels/search_bar.h"
 #include "panels/tactics_panel.h"
+#include "util/pipeline_text.h"
 #include "util/qt_text.h"
 
 #include "engine/io/file_kind.h"
@@ -67,8 +68,11 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
     stepLabel_ = new QLabel(this);
     memoryLabel_ = new QLabel(this);
     fitLabel_ = new QLabel(this);
+    pipelineLabel_ = new QLabel(this);
+    pipelineLabel_->setObjectName(QStringLiteral("pipelineLabel"));
     compareLabel_ = new QLabel(this);
     statusBar()->addPermanentWidget(compareLabel_);
+    statusBar()->addPermanentWidget(pipelineLabel_);
     statusBar()->addPermanentWidget(stepLabel_);
     statusBar()->addPermanentWidget(memoryLabel_);
     statusBar()->addPermanentWidget(fitLabel_);
@@ -208,6 +212,7 @@ void MainWindow::updateStatus() {
         stepLabel_->setText(tr("No model loaded"));
         memoryLabel_->clear();
         fitLabel_->clear();
+        pipelineLabel_->clear();
         return;
     }
     const Evaluation& e = *s.evaluation;
@@ -215,6 +220,10 @@ void MainWindow::updateStatus() {
     stepLabel_->setToolTip(tr("compute %1 + exposed communication %2 (of %3) + optimizer %4 (analytic)")
                                .arg(seconds(e.computeTime), seconds(e.exposedCommTime), seconds(e.commTime),
                                     seconds(e.optimizerTime)));
+    if (e.pipeline.active())
+        stepLabel_->setToolTip(stepLabel_->toolTip() + tr(" + pipeline bubble %1").arg(seconds(e.bubbleTime)));
+    pipelineLabel_->setText(pipelineSummary(e.pipeline));
+    pipelineLabel_->setToolTip(stageTable(e.pipeline));
     memoryLabel_->setText(tr("Peak %1 of %2").arg(bytes(e.peakMemory), bytes(e.memoryCapacity)));
     fitLabel_->setText(e.feasible ? tr("fits") : tr("OUT OF MEMORY"));
     fitLabel_->setToolTip(e.feasible ? QString() : q(e.overflow));

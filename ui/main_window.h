@@ -97,6 +97,7 @@ private:
     QLabel* stepLabel_ = nullptr;
     QLabel* memoryLabel_ = nullptr;
     QLabel* fitLabel_ = nullptr;
+    QLabel* pipelineLabel_ = nullptr;  ///< the stages and bubble of a pipelined plan
     QLabel* compareLabel_ = nullptr;
 };
 

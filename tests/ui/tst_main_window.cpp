@@ -234,6 +234,11 @@ private slots:
         QCOMPARE(state.plan.pipeline.virtualStages, 2);
         QCOMPARE(state.plan.settings.schedule, Schedule::Interleaved);
         QVERIFY(state.evaluation && state.evaluation->pipeline.active());
+        // The status bar sums the pipeline up; its tooltip is the stage table.
+        auto* pipeline = w.findChild<QLabel*>(QStringLiteral("pipelineLabel"));
+        QVERIFY(pipeline);
+        QVERIFY2(pipeline->text().startsWith(QStringLiteral("2 stages, interleaved x 2, ")), qPrintable(pipeline->text()));
+        QVERIFY2(pipeline->toolTip().contains(QStringLiteral("\nstage 1: ")), qPrintable(pipeline->toolTip()));
         schedule->setCurrentIndex(0);
         QVERIFY(!s->searchSettings().schedule);
     }
