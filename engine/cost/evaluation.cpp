@@ -57,10 +57,7 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     const bool full = detail == EvaluationDetail::Full;
     const Graph& g = model.graph();
     // With `folded`, an op of block 2 or later costs what its twin in block 1 costs.
-    auto twin = [folded](OpId o) {
-        const std::size_t i = o.index();
-        return folded && folded->blockOf[i] >= 2 ? folded->blocks[1][std::size_t(folded->positionOf[i])] : o;
-    };
+    auto twin = [folded](OpId o) { return folded ? folded->twin(o) : o; };
     auto e = std::make_shared<Evaluation>();
     e->planName = plan.name;
     e->mesh = model.mesh();

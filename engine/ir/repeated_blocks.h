@@ -24,6 +24,12 @@ struct RepeatedBlocks {
     int period() const { return blocks.empty() ? 0 : static_cast<int>(blocks.front().size()); }
     /// The exit op of block `i`.
     OpId exit(int i) const { return blocks[std::size_t(i)][std::size_t(exitPosition)]; }
+    /// The op `o` repeats when folded: for an op of block 2 or later, the op at its position in
+    /// block 1; otherwise `o` itself.
+    OpId twin(OpId o) const {
+        const std::size_t i = o.index();
+        return blockOf[i] >= 2 ? blocks[1][std::size_t(positionOf[i])] : o;
+    }
 };
 
 /// The repeated blocks of `graph` covering the most ops (at least two blocks of one op or more),

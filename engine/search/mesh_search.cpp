@@ -64,9 +64,7 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
         }
         slot->twin.resize(slot->graph->graph->ops().size());
         for (std::size_t v = 0; v < slot->twin.size(); ++v)
-            slot->twin[v] = folded && folded->blockOf[v] >= 2
-                                ? folded->blocks[1][std::size_t(folded->positionOf[v])].index()
-                                : v;
+            slot->twin[v] = folded ? folded->twin(OpId(v)).index() : v;
     }
     return *slot;
 }

@@ -52,11 +52,8 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
     // The op whose tables op v shares (itself unless it sits in block 3 or later).
     std::vector<std::size_t>& source = source_;
     source.resize(n);
-    for (std::size_t v = 0; v < n; ++v) {
-        source[v] = v;
-        if (folded && folded->blockOf[v] >= 2)
-            source[v] = folded->blocks[1][std::size_t(folded->positionOf[v])].index();
-    }
+    for (std::size_t v = 0; v < n; ++v)
+        source[v] = folded ? folded->twin(OpId(v)).index() : v;
     StrategyCache local;
     StrategyCache& valid = strategies ? *strategies : local;
     ops_.resize(n);
