@@ -4,6 +4,7 @@
 #include "engine/io/evaluation_json.h"
 #include "engine/io/json_fields.h"
 #include "engine/io/plan_file.h"
+#include "engine/pipeline/stage_cuts.h"
 #include "engine/search/search.h"
 #include "engine/util/error.h"
 #include "engine/util/units.h"
@@ -42,6 +43,16 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         for (std::size_t v = 0; v < locks.locked.size(); ++v)
             if (locks.locked[v])
                 request.locks[v] = locks.strategies[v];
+        // A locked cut stays; else each locked op keeps its stage.
+        if (locks.pipeline.locked)
+            request.stageCut = locks.pipeline.chunkBlocks;
+        else if (const auto blocks = findRepeatedBlocks(s.graph))
+            request.blockStages = lockedBlockStages(locks, *blocks);
+    }
+    if (!options.scenario.stages.empty()) {
+        if (!request.stageCut.empty() && request.stageCut != s.plan.pipeline.chunkBlocks)
+            throw InputError("--stages contradicts the locked cut of --lock " + options.lockPlan);
+        request.stageCut = s.plan.pipeline.chunkBlocks;
     }
     const auto result = search(request);
     const Evaluation& e = *result->evaluation;

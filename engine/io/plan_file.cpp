@@ -193,7 +193,7 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
         std::vector<int> chunkBlocks;
         if (doc.contains("pipeline")) {
             const json& p = in.object(doc, "", "pipeline");
-            in.checkKnown(p, "pipeline", {"chunk_blocks"});
+            in.checkKnown(p, "pipeline", {"chunk_blocks", "locked"});
             for (const json& n : in.array(p, "pipeline", "chunk_blocks")) {
                 if (!n.is_number_integer() || n.get<long long>() < 1 || n.get<long long>() > 1000000)
                     in.fail("pipeline.chunk_blocks", "must be positive block counts");
@@ -205,6 +205,8 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
         } catch (const InputError& e) {
             in.fail("pipeline", e.what());
         }
+        if (doc.contains("pipeline") && doc["pipeline"].contains("locked"))
+            plan.pipeline.locked = in.boolean(doc["pipeline"], "pipeline", "locked");
     }
     if (auto err = plan.verify(graph); !err.empty())
         in.fail("strategies", err);
@@ -258,7 +260,7 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
              {"model", graph.name},         {"mesh", plan.mesh.toString()}, {"settings", settings},
              {"strategies", strategies},    {"tactics", tactics}};
     if (plan.pipeline.active())
-        doc["pipeline"] = {{"chunk_blocks", plan.pipeline.chunkBlocks}};
+        doc["pipeline"] = {{"chunk_blocks", plan.pipeline.chunkBlocks}, {"locked", plan.pipeline.locked}};
     if (!plan.whyByDefault.empty())
         doc["why"] = plan.whyByDefault;
     if (evaluation)

@@ -23,6 +23,7 @@ struct PipelineLayout {
     int virtualStages = 1;        ///< V, model chunks per stage
     std::vector<int> chunkBlocks; ///< repeated blocks per model chunk, P x V entries in model order
     std::vector<int> chunkOf;     ///< per op: its model chunk; empty when not pipelined
+    bool locked = false;          ///< the user fixed the cut: searches keep it
 
     /// True when the plan has more than one stage.
     bool active() const { return stages > 1; }

@@ -2,7 +2,9 @@
 
 #include "engine/cluster/cluster.h"
 #include "engine/cost/cost_model.h"
+#include "engine/cost/evaluation.h"
 #include "engine/pipeline/pipeline_layout.h"
+#include "engine/pipeline/stage_cuts.h"
 #include "engine/search/local_search.h"
 #include "engine/util/error.h"
 
@@ -60,7 +62,10 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
                 if (other.get() != slot.get() && other->graph == slot->graph && other->layout.active())
                     slot->layout = other->layout;
             if (!slot->layout.active())
-                slot->layout = makePipelineLayout(*slot->graph->graph, mesh_.pipelineStages(), s.virtualStages);
+                slot->layout = makePipelineLayout(*slot->graph->graph, mesh_.pipelineStages(), s.virtualStages,
+                                                  startingCut(*slot->graph->graph, s));
+            if (in_.stageCut.empty())
+                slot->blocks = findRepeatedBlocks(*slot->graph->graph);
         }
         slot->twin.resize(slot->graph->graph->ops().size());
         for (std::size_t v = 0; v < slot->twin.size(); ++v)
@@ -152,13 +157,29 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
     return s;
 }
 
-Plan MeshSearch::planOf(const Combo& c, const std::vector<int>& choice) const {
+std::vector<int> MeshSearch::startingCut(const Graph& graph, const StepSettings& s) const {
+    if (!in_.stageCut.empty())
+        return in_.stageCut;
+    if (in_.blockStages.empty())
+        return {}; // balanced
+    // The most even cut that keeps every locked op on its stage.
+    const auto blocks = findRepeatedBlocks(graph);
+    const int L = blocks ? blocks->count() : 0;
+    const auto cut = chooseStageCut(uniformProfile(L), mesh_.pipelineStages(), s,
+                                    std::numeric_limits<double>::infinity(), in_.blockStages);
+    if (!cut)
+        throw InputError("no cut into " + std::to_string(mesh_.pipelineStages()) + " stages x " +
+                         std::to_string(s.virtualStages) + " virtual stages keeps the locked ops on their stages");
+    return *cut;
+}
+
+Plan MeshSearch::planOf(const Combo& c, const std::vector<int>& choice, const PipelineLayout& layout) const {
     const SearchProblem& p = *c.problem;
     Plan plan;
     plan.mesh = mesh_;
     plan.name = "search";
     plan.settings = c.settings;
-    plan.pipeline = c.layout;
+    plan.pipeline = layout;
     plan.strategies.reserve(std::size_t(p.size()));
     plan.locked.assign(std::size_t(p.size()), false);
     for (int v = 0; v < p.size(); ++v) {
@@ -169,24 +190,45 @@ Plan MeshSearch::planOf(const Combo& c, const std::vector<int>& choice) const {
     return plan;
 }
 
-Score MeshSearch::scoreOf(const Combo& c, const std::vector<int>& choice) const {
-    if (c.layout.active())
-        return scorePlan(*c.model, planOf(c, choice), c.graph->folded());
+MeshSearch::Scored MeshSearch::scoreOf(const Combo& c, const std::vector<int>& choice) const {
+    if (c.layout.active()) {
+        Plan plan = planOf(c, choice, c.layout);
+        const auto e = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
+        Scored out{Score{e->stepTime, e->peakMemory, e->feasible}, c.layout, e->stepTime};
+        if (!c.blocks)
+            return out; // the request fixed the cut
+        // The cut for this choice's costs: its slowest stage as fast as the memory allows.
+        const auto cut = chooseStageCut(cutProfile(*e, plan, *c.blocks, c.settings.microbatches),
+                                        c.layout.stages, c.settings, capacity_, in_.blockStages);
+        if (!cut || *cut == c.layout.chunkBlocks)
+            return out;
+        plan.pipeline = makePipelineLayout(*c.graph->graph, c.layout.stages, c.layout.virtualStages, *cut);
+        const auto recut = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
+        // Taken when it is faster, or fits where the balanced cut does not. A cut that only overflows
+        // less but runs slower is not: the combination's bounds (searchBounds_, sweeps) read its time.
+        const Score score{recut->stepTime, recut->peakMemory, recut->feasible};
+        const double fastest = std::min(out.fastest, score.stepTime);
+        if (preferred(score, out.score) && (score.feasible || score.stepTime <= out.score.stepTime))
+            out = Scored{score, plan.pipeline, fastest};
+        out.fastest = fastest;
+        return out;
+    }
     const SearchProblem& p = *c.problem;
-    Score score;
-    score.stepTime = p.stepTime(choice);
-    score.peakMemory = p.peakMemory(choice);
-    score.feasible = score.peakMemory <= capacity_;
-    return score;
+    Scored out{Score{}, c.layout, p.stepTime(choice)};
+    out.score.stepTime = out.fastest;
+    out.score.peakMemory = p.peakMemory(choice);
+    out.score.feasible = out.score.peakMemory <= capacity_;
+    return out;
 }
 
-void MeshSearch::considerChoice(const Combo& c, const std::vector<int>& choice, const Score& score) {
+void MeshSearch::considerChoice(const Combo& c, const std::vector<int>& choice, const Scored& scored) {
+    const Score& score = scored.score;
     if (score.feasible)
         recordFit(score.stepTime);
     if (best_ && !preferred(score, best_->score))
         return; // the plan itself is built only when it is the best so far
     CandidatePlan out;
-    out.plan = planOf(c, choice);
+    out.plan = planOf(c, choice, scored.layout);
     out.score = score;
     out.graph = c.graph;
     out.solver = c.solver;
@@ -288,13 +330,17 @@ void MeshSearch::explore() {
                 if (!sol.complete)
                     return;
                 ++solved_;
-                const Score score = scoreOf(c, sol.choice);
-                c.unconstrained = score.stepTime;
+                const Scored scored = scoreOf(c, sol.choice);
+                const Score& score = scored.score;
+                // Bounds read the choice's time on its fastest cut, whether that fits or not: a
+                // setting that saves memory may fit on a faster cut than this one needs.
+                c.unconstrained = scored.fastest;
                 c.unconstrainedMemory = p.memoryOf(sol.choice);
-                searchBounds_.emplace_back(s, score.stepTime);
-                const bool mightWin = !score.feasible && p.minPeakMemory() <= capacity_ && !bound_.cannotWin(score.stepTime) &&
-                                      score.stepTime < ownBestFeasible_;
-                considerChoice(c, sol.choice, score);
+                searchBounds_.emplace_back(s, scored.fastest);
+                const bool mightWin = (!score.feasible || scored.fastest < score.stepTime) &&
+                                      p.minPeakMemory() <= capacity_ && !bound_.cannotWin(scored.fastest) &&
+                                      scored.fastest < ownBestFeasible_;
+                considerChoice(c, sol.choice, scored);
                 if (mightWin)
                     pending_.push_back(s);
             }
@@ -347,9 +393,9 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
             c.duals.emplace_back(lambda, dual);
             ruledOut = cannotWin(dual);
         }
-        const Score score = scoreOf(c, s.choice);
-        considerChoice(c, s.choice, score);
-        return Vertex{score.stepTime, p.memoryOf(s.choice), score.feasible};
+        const Scored scored = scoreOf(c, s.choice);
+        considerChoice(c, s.choice, scored);
+        return Vertex{scored.score.stepTime, p.memoryOf(s.choice), scored.score.feasible};
     };
     auto slower = [&](double time) { return cannotWin(time); };
     Vertex a{c.unconstrained, c.unconstrainedMemory, false};
@@ -467,12 +513,12 @@ void MeshSearch::closestToFitting() {
     const Solution s = solve(p, c, 0);
     if (!s.complete)
         return;
-    const Score score = scoreOf(c, s.choice);
-    c.unconstrained = score.stepTime;
+    const Scored scored = scoreOf(c, s.choice);
+    c.unconstrained = scored.fastest;
     c.unconstrainedMemory = p.memoryOf(s.choice);
-    const double scale = score.stepTime / capacity_;
-    const bool fits = score.feasible;
-    considerChoice(c, s.choice, score);
+    const double scale = scored.score.stepTime / capacity_;
+    const bool fits = scored.score.feasible;
+    considerChoice(c, s.choice, scored);
     if (!fits)
         sweep(c, scale, true);
     c.problem.reset();

@@ -58,6 +58,8 @@ struct MeshSearchInput {
     AxisSet zeroAxes = 0;                               ///< axes ZeRO shards over on this mesh
     std::vector<std::optional<StrategyPin>> pins;       ///< per op (locks included)
     std::vector<std::optional<OpStrategy>> locks;       ///< per op, to mark plans' locked ops
+    std::vector<int> stageCut;                          ///< pipelined: blocks per model chunk, fixed; empty: chosen
+    std::vector<int> blockStages;                       ///< pipelined: per block, the stage a locked op keeps it on, or -1
     SearchAlgorithm algorithm = SearchAlgorithm::Auto;
     std::stop_token stop;
     std::function<void(double)> progress;               ///< fraction of this mesh's work done
@@ -115,7 +117,8 @@ private:
         StepSettings settings;
         std::shared_ptr<const GraphVariant> graph;
         std::unique_ptr<CostModel> model;
-        PipelineLayout layout;                ///< the balanced cut on a mesh with a pipe axis
+        PipelineLayout layout;                ///< on a mesh with a pipe axis: the fixed cut, else the balanced one (one keeping locked ops' stages)
+        std::optional<RepeatedBlocks> blocks; ///< its graph's blocks, when the search chooses the cut
         std::vector<std::size_t> twin;        ///< per op: the op whose strategy it repeats (itself outside blocks 3..L)
         std::unique_ptr<SearchProblem> problem;
         SearchAlgorithm solver = SearchAlgorithm::Auto;
@@ -127,15 +130,26 @@ private:
         std::vector<std::pair<double, double>> duals;
     };
     Combo& combo(const StepSettings& settings);
+    /// The cut a pipelined combination starts from: the request's fixed cut, else balanced (empty),
+    /// else with locked ops the most even cut keeping them on their stages (InputError when none does).
+    std::vector<int> startingCut(const Graph& graph, const StepSettings& settings) const;
     SearchProblem& problemOf(Combo& c);
     Solution solve(const SearchProblem& problem, Combo& c, double lambda);
-    /// The plan of `choice` in combination `c`.
-    Plan planOf(const Combo& c, const std::vector<int>& choice) const;
-    /// The step time, peak and fit of `choice` in combination `c` (pipelined: evaluated in full).
-    Score scoreOf(const Combo& c, const std::vector<int>& choice) const;
+    /// A choice's figures and the stage cut they are for.
+    struct Scored {
+        Score score;
+        PipelineLayout layout;  ///< the combination's, or the cut chosen for the choice
+        double fastest = 0;     ///< the least step time over the cuts evaluated, fitting or not
+    };
+    /// The plan of `choice` in combination `c` with the stage cut `layout`.
+    Plan planOf(const Combo& c, const std::vector<int>& choice, const PipelineLayout& layout) const;
+    /// The step time, peak and fit of `choice` in combination `c`. Pipelined: evaluated in full, on
+    /// the combination's cut and, unless the request fixed the cut, on the cut chooseStageCut() finds
+    /// for the choice (the faster of the two).
+    Scored scoreOf(const Combo& c, const std::vector<int>& choice) const;
     /// Records a solver's choice: its fit (recordFit()), and its plan only when it is preferred to
     /// the best so far.
-    void considerChoice(const Combo& c, const std::vector<int>& choice, const Score& score);
+    void considerChoice(const Combo& c, const std::vector<int>& choice, const Scored& scored);
     /// Records a plan that fits: the shared bound and this mesh's best.
     void recordFit(double stepTime);
     bool dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const;

@@ -136,6 +136,16 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         if (r.pins[v] && (!r.mesh || r.pins[v]->factorOfAxis.size() != r.mesh->rank()))
             throw InputError("search: the fixed axes of op '" + r.graph->ops()[v].name + "' need the mesh they were "
                              "fixed on");
+    if (!r.stageCut.empty() || !r.blockStages.empty()) {
+        if (!r.mesh || r.mesh->pipelineStages() <= 1)
+            throw InputError("search: a fixed stage cut or locked stages need a fixed mesh with a pipe axis");
+        if (!r.stageCut.empty() && r.stageCut.size() % std::size_t(r.mesh->pipelineStages()) != 0)
+            throw InputError("search: a cut of " + std::to_string(r.stageCut.size()) + " model chunks does not deal into " +
+                             std::to_string(r.mesh->pipelineStages()) + " stages");
+        if (!r.blockStages.empty() && int(r.blockStages.size()) != blocks)
+            throw InputError("search: locked stages for " + std::to_string(r.blockStages.size()) + " blocks, the model has " +
+                             std::to_string(blocks));
+    }
     const auto pins = pinsOf(r);
     // Repeated layers, folded unless locks or pins make the blocks differ.
     const bool fold = r.algorithm == SearchAlgorithm::Auto || r.algorithm == SearchAlgorithm::Tapas;
@@ -152,17 +162,31 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     if (!r.family)
         open.microbatches = false; // a model that fixes its own batch keeps its micro-batch count
 
-    // Each pipelined mesh is searched once per schedule it may run.
+    // Each pipelined mesh is searched once per schedule it may run; a fixed cut fixes the virtual
+    // stages (its chunks over the stages), and more than one makes the schedule interleaved.
+    auto schedulesFor = [&](const Mesh& m) {
+        std::vector<ScheduleChoice> choices = scheduleChoices(m, r.settings, open.schedule, blocks, r.mesh.has_value());
+        if (r.stageCut.empty())
+            return choices;
+        const int V = int(r.stageCut.size()) / m.pipelineStages();
+        if (V > 1)
+            return std::vector<ScheduleChoice>{{Schedule::Interleaved, V}};
+        std::erase_if(choices, [](const ScheduleChoice& c) { return c.virtualStages != 1; });
+        return choices;
+    };
     std::vector<StepSettings> bases;
     {
         std::vector<Mesh> targets;
         for (const Mesh& m : meshes)
-            for (const ScheduleChoice& c : scheduleChoices(m, r.settings, open.schedule, blocks, r.mesh.has_value())) {
+            for (const ScheduleChoice& c : schedulesFor(m)) {
                 targets.push_back(m);
                 bases.push_back(r.settings);
                 bases.back().schedule = c.schedule;
                 bases.back().virtualStages = c.virtualStages;
             }
+        if (targets.empty())
+            throw InputError("search: the fixed cut of " + std::to_string(r.stageCut.size()) + " model chunks contradicts "
+                             "the schedule (--schedule interleaved needs more chunks than stages)");
         meshes = std::move(targets);
     }
 
@@ -222,6 +246,8 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         in.zeroAxes = zeroAxes[i];
         in.pins = pins;
         in.locks = r.locks;
+        in.stageCut = r.stageCut;
+        in.blockStages = r.blockStages;
         in.algorithm = r.algorithm;
         in.stop = r.stop;
         in.progress = [&report, i](double f) { report(i, f); };
@@ -300,6 +326,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         rep.notes.push_back("no repeated blocks found: solved unfolded");
     result->plan = std::move(chosen.plan);
     result->plan.name = "search";
+    result->plan.pipeline.locked = !r.stageCut.empty();
     rep.solver = chosen.solver;
     rep.baseline = chosen.baseline;
     if (!chosen.baseline) {

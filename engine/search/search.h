@@ -34,6 +34,12 @@ struct SearchRequest {
     std::optional<GraphFamily> family;               ///< other micro-batch counts' graphs (open micro-batches)
     std::vector<std::optional<OpStrategy>> locks;    ///< per op; empty or nullopt = free
     std::vector<std::optional<StrategyPin>> pins;    ///< per op: axes fixed by tactics (needs a fixed mesh)
+    /// A fixed stage cut (blocks per model chunk, pipe x virtual stages of them; needs a fixed mesh with
+    /// a pipe axis; it fixes V too); empty: the search chooses the cut (stage_cuts.h).
+    std::vector<int> stageCut;
+    /// Per repeated block, the stage a locked op keeps it on, or -1 (lockedBlockStages()); needs a fixed
+    /// mesh with a pipe axis. Empty: no block is kept anywhere.
+    std::vector<int> blockStages;
     SearchAlgorithm algorithm = SearchAlgorithm::Auto;
     int threads = 0;                                 ///< mesh worker threads; 0 = hardware
     std::function<void(const SearchProgress&)> progress;

@@ -28,11 +28,12 @@ struct Case {
     std::string algorithm;
     std::string target;
     bool settingsOpen = false; ///< ZeRO, recomputation and micro-batches chosen by the search
+    std::string cluster = "dgx-a100";
 };
 
 BenchRow runCase(const Case& k, int runs) {
     const Graph g = loadModel(ModelRequest{k.model, k.sets, std::nullopt}, 1);
-    const Cluster c = clusterPreset("dgx-a100", k.nodes);
+    const Cluster c = clusterPreset(k.cluster, k.nodes);
     SearchRequest r;
     r.graph = &g;
     r.cluster = &c;
@@ -193,6 +194,11 @@ std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function
     const int runs = quick ? 3 : 7;
     std::vector<Case> cases{
         {"gpt3-175b, 1024 GPUs, B 1536, auto", "gpt3-175b", {}, 128, "auto", "auto", "under 1 s in total", true},
+        // Llama 3 405B's shape (Dubey et al. 2024, Table 3: 126 layers, hidden 16,384, 128 heads, 8 KV
+        // heads, FFN 53,248, vocabulary 128,256) at its 16M-token batch of 8K sequences on 16,384 H100s.
+        {"llama3-405b shape, 16384 H100s, B 2048, auto", "llama",
+         {"layers=126", "hidden=16384", "heads=128", "kv_heads=8", "ffn=53248", "vocab=128256", "seq=8192", "batch=2048"},
+         2048, "auto", "auto", "under 2 s in total", true, "dgx-h100"},
     };
     // Batch 32: the fastest plan fits at every depth, so the rows measure folding alone (at batch 64
     // the 192-layer stack overflows and a memory sweep joins the search).

@@ -183,6 +183,36 @@ private slots:
                  o[QStringLiteral("step_time_s")].toDouble());
         QFile::remove(path);
     }
+    void searchKeepsAFixedStageCut() {
+        // --stages fixes the cut: the saved plan carries it, locked, and a search locked to that plan
+        // keeps it. A cut without a pipe mesh to cut is refused.
+        const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-cut.plan.json"));
+        const QStringList model{QStringLiteral("--model"), QStringLiteral("gpt"), QStringLiteral("--set"), QStringLiteral("layers=8"),
+                                QStringLiteral("--set"), QStringLiteral("batch=64"), QStringLiteral("--cluster"),
+                                QStringLiteral("dgx-a100"), QStringLiteral("--nodes"), QStringLiteral("2")};
+        const QStringList mesh{QStringLiteral("--mesh"), QStringLiteral("pipe=2,data=4,model=2")};
+        auto cutOf = [&]() {
+            QFile f(path);
+            if (!f.open(QIODevice::ReadOnly))
+                return QJsonObject();
+            return QJsonDocument::fromJson(f.readAll()).object()[QStringLiteral("pipeline")].toObject();
+        };
+        QCOMPARE(cli(QStringList{QStringLiteral("search")} + model + mesh +
+                     QStringList{QStringLiteral("--stages"), QStringLiteral("0-2,3-7"), QStringLiteral("--plan-out"), path})
+                     .exitCode,
+                 0);
+        QCOMPARE(cutOf()[QStringLiteral("chunk_blocks")].toArray(), (QJsonArray{3, 5}));
+        QCOMPARE(cutOf()[QStringLiteral("locked")].toBool(), true);
+        QCOMPARE(cli(QStringList{QStringLiteral("search")} + model +
+                     QStringList{QStringLiteral("--lock"), path, QStringLiteral("--plan-out"), path})
+                     .exitCode,
+                 0);
+        QCOMPARE(cutOf()[QStringLiteral("chunk_blocks")].toArray(), (QJsonArray{3, 5}));
+        const Run bad = cli(QStringList{QStringLiteral("search")} + model + QStringList{QStringLiteral("--stages"), QStringLiteral("0-2,3-7")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--stages"), bad.err.constData());
+        QFile::remove(path);
+    }
     void searchKeepsLocksFromAPlan() {
         // Lock fc1 of a 2-layer MLP replicated: the search keeps it although splitting is better.
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-lock.plan.json"));

@@ -47,6 +47,24 @@ SearchRequest request(const Graph& g, const Cluster& c, const ModelParams& p) {
     return r;
 }
 
+/// A search of the 8-layer GPT with GPT-2's vocabulary (its head about four layers' work) on
+/// pipe=4,data=1,model=2 over 4 nodes of 2, 1F1B: owns its graph and cluster.
+struct HeadHeavy {
+    ModelParams p = [] {
+        ModelParams q = gpt(64);
+        q.vocab = 50257;
+        return q;
+    }();
+    Graph g = buildModel("gpt", p, 1, "gpt");
+    Cluster c = nodes(4, 2);
+    SearchRequest r = [this] {
+        SearchRequest q = request(g, c, p);
+        q.mesh = Mesh::parse("pipe=4,data=1,model=2");
+        q.open.schedule = false;
+        return q;
+    }();
+};
+
 } // namespace
 
 class TestPipelineSearch : public QObject {
@@ -142,6 +160,69 @@ private slots:
         QCOMPARE(folded->stepTime, full->stepTime);
         QCOMPARE(folded->peakMemory, full->peakMemory);
         QCOMPARE(folded->pipeline.bubbleFraction, full->pipeline.bubbleFraction);
+    }
+    void theSearchCutsWhereTheStagesBalance() {
+        // GPT-2's vocabulary makes the head about four layers' work (tst_stage_cuts): on pipe=4 over
+        // 4 nodes of 2 the balanced cut leaves the last stage slowest. The search chooses a cut with
+        // fewer blocks there and is faster than the same search held to the balanced cut.
+        HeadHeavy h;
+        SearchRequest& r = h.r;
+        const auto chosen = search(r);
+        r.stageCut = {2, 2, 2, 2};
+        const auto balanced = search(r);
+        QCOMPARE(balanced->plan.pipeline.chunkBlocks, (std::vector<int>{2, 2, 2, 2}));
+        QVERIFY(balanced->plan.pipeline.locked);
+        QVERIFY(!chosen->plan.pipeline.locked);
+        QVERIFY(chosen->plan.pipeline.chunkBlocks.back() < 2);
+        QVERIFY2(chosen->evaluation->stepTime < 0.97 * balanced->evaluation->stepTime,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(chosen->evaluation->stepTime).arg(balanced->evaluation->stepTime)));
+        // The plan's evaluation is that of its cut (search() re-evaluates the plan it returns).
+        const CostModel model(*chosen->graph, h.c, chosen->plan.mesh, chosen->plan.settings);
+        QCOMPARE(evaluate(model, chosen->plan)->stepTime, chosen->evaluation->stepTime);
+    }
+    void aFixedCutStaysAndFixesTheVirtualStages() {
+        const ModelParams p = gpt(64);
+        const Graph g = buildModel("gpt", p, 1, "gpt");
+        const Cluster c = nodes(4, 2);
+        SearchRequest r = request(g, c, p);
+        r.mesh = Mesh::parse("pipe=2,data=2,model=2");
+        r.stageCut = {1, 3, 3, 1}; // 4 chunks on 2 stages: interleaved x 2
+        const auto result = search(r);
+        QCOMPARE(result->plan.pipeline.chunkBlocks, r.stageCut);
+        QCOMPARE(result->plan.settings.schedule, Schedule::Interleaved);
+        QCOMPARE(result->plan.settings.virtualStages, 2);
+        r.stageCut = {1, 3, 3};
+        QVERIFY_THROWS_EXCEPTION(InputError, search(r));
+        r.stageCut = {4, 4};
+        r.mesh.reset();
+        QVERIFY_THROWS_EXCEPTION(InputError, search(r));
+    }
+    void lockedOpsKeepTheirStagesThroughAReSearch() {
+        // Lock an op of block 1 on stage 1 (the balanced cut has it on stage 0): the re-search keeps
+        // both its strategy and its stage, so stage 0 holds block 0 alone.
+        HeadHeavy h;
+        const Graph& g = h.g;
+        SearchRequest& r = h.r;
+        const auto blocks = findRepeatedBlocks(g);
+        const OpId op = blocks->blocks[1][2];
+        const auto first = search(r);
+        r.locks.assign(g.ops().size(), std::nullopt);
+        r.locks[op.index()] = first->plan.strategies[op.index()];
+        r.blockStages.assign(8, -1);
+        r.blockStages[1] = 1;
+        // Re-searched on the first plan's graph (its micro-batch count), as the window does.
+        r.graph = first->graph.get();
+        r.settings = first->plan.settings;
+        r.open.microbatches = false;
+        const auto again = search(r);
+        QCOMPARE(again->plan.pipeline.stageOf(op), 1);
+        QCOMPARE(again->plan.pipeline.chunkBlocks.front(), 1);
+        QCOMPARE(again->plan.strategies[op.index()], first->plan.strategies[op.index()]);
+        QVERIFY(again->plan.locked[op.index()]);
+        // Stages the cut cannot keep (block 0 on stage 3) are refused.
+        r.blockStages.assign(8, -1);
+        r.blockStages[0] = 3;
+        QVERIFY_THROWS_EXCEPTION(InputError, search(r));
     }
     void aPipeMeshWithTooFewBlocksIsRefused() {
         const ModelParams p = gpt(64);
