@@ -1,11 +1,19 @@
 // The plain geometry behind the timeline and cluster views: time <-> x mapping, zoom and pan,
-// ticks; level-of-detail bucketing of a lane; the rows; the cluster layout.
+// ticks; level-of-detail bucketing of a lane; the rows; the schedule diagram's units; the cluster
+// layout.
 
 #include <QTest>
+
+#include "engine/builders/builders.h"
+#include "engine/cluster/cluster_presets.h"
+#include "engine/pipeline/schedule_order.h"
+#include "engine/plans/baselines.h"
 
 #include "cluster/cluster_layout.h"
 #include "timeline/lane_buckets.h"
 #include "timeline/time_axis.h"
+#include "timeline/schedule_units.h"
+#include "timeline/timeline_data.h"
 #include "timeline/timeline_rows.h"
 
 using namespace shardscope::ui;
@@ -161,6 +169,62 @@ private slots:
         const TimelineRows folded(16, 8, {false, true}, 10, 20);
         QCOMPARE(folded.rows().size(), std::size_t(2 + 16));
         QCOMPARE(folded.rowOf(9, 0), -1);
+        // Pipelined: each device's schedule lane first.
+        const TimelineRows piped(16, 8, {}, 10, 20, true);
+        QCOMPARE(piped.rows().size(), std::size_t(2 + 48));
+        QCOMPARE(piped.rows()[1].stream, kScheduleStream);
+        QCOMPARE(piped.rows()[2].stream, 0);
+        QCOMPARE(piped.rowOf(9, 1), 1 + 24 + 1 + 5); // header, node 0's lanes, header, 8s 8c 8m 9s 9c, then 9m
+    }
+    void scheduleUnitsFollowTheStagesOrder_data() {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("virtualStages");
+        QTest::newRow("1f1b") << int(shardscope::Schedule::OneFOneB) << 1;
+        QTest::newRow("gpipe") << int(shardscope::Schedule::GPipe) << 1;
+        QTest::newRow("interleaved x 2") << int(shardscope::Schedule::Interleaved) << 2;
+    }
+    void scheduleUnitsFollowTheStagesOrder() {
+        // A simulated pipeline (8-layer GPT on pipe=2,data=2, 4 micro-batches): every stage's units are
+        // the passes its schedule runs (schedule_order.h), in that order, one after another.
+        using namespace shardscope;
+        QFETCH(int, schedule);
+        QFETCH(int, virtualStages);
+        ModelParams p;
+        p.layers = 8;
+        p.batch = 16;
+        p.seq = 256;
+        p.vocab = 64;
+        const int m = 4;
+        const Graph g = buildModel("gpt", p, m, "gpt");
+        Cluster c = clusterPreset("dgx-a100", 1);
+        c.levels.front().size = 4;
+        const Mesh mesh = Mesh::parse("pipe=2,data=2");
+        StepSettings s;
+        s.microbatches = m;
+        s.schedule = static_cast<Schedule>(schedule);
+        s.virtualStages = virtualStages;
+        const Plan plan = baselinePlan(g, mesh, "dp", s);
+        const auto sim = simulate(CostModel(g, c, mesh, plan.settings), plan, SimOptions{false});
+        const auto data = buildTimelineData(sim, 4, 2, plan.pipeline.chunkOf, virtualStages);
+        QVERIFY(data->pipelined());
+        for (int stage = 0; stage < 2; ++stage) {
+            const auto& units = data->lanes(stage * 2).units;
+            const std::vector<PipelineUnit> order = stageOrder(s, 2, stage);
+            QCOMPARE(units.size(), order.size());
+            QCOMPARE(units.size(), std::size_t(2 * m * virtualStages));
+            for (std::size_t i = 0; i < units.size(); ++i) {
+                QCOMPARE(units[i].forward, order[i].forward);
+                QCOMPARE(units[i].microbatch, order[i].microbatch);
+                QCOMPARE(units[i].chunk, order[i].chunk);
+                QVERIFY(units[i].span.end > units[i].span.start);
+                if (i > 0)
+                    QVERIFY(units[i].span.start >= units[i - 1].span.end - 1e-12);
+            }
+            QCOMPARE(data->laneSpans(stage * 2, kScheduleStream).size(), units.size());
+        }
+        const ScheduleUnit b3{3, false, 2, {}};
+        QCOMPARE(unitLabel(b3, false), QStringLiteral("B3"));
+        QCOMPARE(unitLabel(b3, true), QStringLiteral("B3.2"));
     }
     void clusterLayoutNestsDevicesInNodes() {
         const ClusterGeometry g = layoutCluster(32, 8);

@@ -7,11 +7,17 @@ const SimEvent& TimelineData::event(int device, int stream, std::size_t index) c
     return sim->classes[c].events[classes[c].events[static_cast<std::size_t>(stream)][index]];
 }
 
+const std::vector<Span>& TimelineData::laneSpans(int device, int stream) const {
+    const ClassLanes& l = lanes(device);
+    return stream == kScheduleStream ? l.unitSpans : l.spans[static_cast<std::size_t>(stream)];
+}
+
 std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimResult> sim, int devicesPerNode,
-                                                      int devicesPerStage) {
+                                                      int devicesPerStage, std::vector<int> chunkOfOp, int virtualStages) {
     auto data = std::make_shared<TimelineData>();
     data->devicesPerNode = std::max(1, devicesPerNode);
     data->devicesPerStage = std::max(0, devicesPerStage);
+    data->virtualStages = std::max(1, virtualStages);
     for (const DeviceTimeline& line : sim->classes) {
         ClassLanes lanes;
         for (std::size_t i = 0; i < line.events.size(); ++i) {
@@ -23,6 +29,11 @@ std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimR
             lanes.spansOfOp[stream][e.op.value].push_back(lanes.spans[stream].size());
             lanes.spans[stream].push_back(Span{e.start, e.start + e.duration, kind});
             lanes.events[stream].push_back(i);
+        }
+        if (data->pipelined()) {
+            lanes.units = scheduleUnits(line, chunkOfOp);
+            for (const ScheduleUnit& u : lanes.units)
+                lanes.unitSpans.push_back(u.span);
         }
         for (const MemorySample& m : line.memory) {
             lanes.memory.push_back(StepPoint{m.time, m.bytes});

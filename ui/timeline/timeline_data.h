@@ -4,6 +4,7 @@
 // devices cost no more than one.
 
 #include "lane_buckets.h"
+#include "schedule_units.h"
 
 #include "engine/sim/simulator.h"
 
@@ -13,6 +14,9 @@
 #include <vector>
 
 namespace shardscope::ui {
+
+/// The lane of a pipelined plan's schedule diagram (streams 0 and 1 are compute and communication).
+constexpr int kScheduleStream = 2;
 
 /// Colour classes of timeline spans.
 enum SpanKind { ForwardCompute, BackwardCompute, StepCompute, FirstCollective };
@@ -24,6 +28,8 @@ struct ClassLanes {
     std::array<std::vector<Span>, 2> spans;               ///< per stream, sorted by start
     std::array<std::vector<std::size_t>, 2> events;       ///< per stream: index into the class's events
     std::array<std::map<int, std::vector<std::size_t>>, 2> spansOfOp; ///< per stream: op id -> span indices
+    std::vector<ScheduleUnit> units;                      ///< pipelined: the schedule diagram's units, by start
+    std::vector<Span> unitSpans;                          ///< their spans, for drawing and picking
     std::vector<StepPoint> memory;                        ///< bytes in use over time
     double peak = 0;                                      ///< the highest memory in use
     double peakTime = 0;                                  ///< its first moment
@@ -35,18 +41,25 @@ struct TimelineData {
     std::vector<ClassLanes> classes;
     int devicesPerNode = 1;
     int devicesPerStage = 0;   ///< pipelined plans: devices of one stage; 0 without pipelining
+    int virtualStages = 1;     ///< model chunks per stage
 
     /// The lanes of `device`.
     const ClassLanes& lanes(int device) const {
         return classes[static_cast<std::size_t>(sim->classOfDevice[static_cast<std::size_t>(device)])];
     }
-    /// The event behind span `index` of `device`'s `stream` lane.
+    /// The spans of `device`'s `stream` lane (kScheduleStream: the schedule units').
+    const std::vector<Span>& laneSpans(int device, int stream) const;
+    /// The event behind span `index` of `device`'s compute or communication lane.
     const SimEvent& event(int device, int stream, std::size_t index) const;
+    /// True when the plan is pipelined (the lanes include the schedule diagram).
+    bool pipelined() const { return devicesPerStage > 0; }
 };
 
-/// Arranges `sim` for drawing on a cluster of `devicesPerNode` devices per node (`devicesPerStage`
-/// per pipeline stage, 0 when the plan has no pipeline).
+/// Arranges `sim` for drawing on a cluster of `devicesPerNode` devices per node. Pipelined plans:
+/// `devicesPerStage` per stage (0 when the plan has no pipeline), each op's model chunk in
+/// `chunkOfOp`, `virtualStages` chunks per stage.
 std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimResult> sim, int devicesPerNode,
-                                                      int devicesPerStage = 0);
+                                                      int devicesPerStage = 0, std::vector<int> chunkOfOp = {},
+                                                      int virtualStages = 1);
 
 } // namespace shardscope::ui

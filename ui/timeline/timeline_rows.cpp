@@ -5,7 +5,7 @@
 namespace shardscope::ui {
 
 TimelineRows::TimelineRows(int devices, int perNode, const std::vector<bool>& folded, double laneHeight,
-                           double headerHeight) {
+                           double headerHeight, bool scheduleLane) {
     perNode = std::max(1, perNode);
     double y = 0;
     for (int first = 0; first < devices; first += perNode) {
@@ -15,7 +15,7 @@ TimelineRows::TimelineRows(int devices, int perNode, const std::vector<bool>& fo
         if (static_cast<std::size_t>(node) < folded.size() && folded[static_cast<std::size_t>(node)])
             continue;
         for (int d = first; d < std::min(devices, first + perNode); ++d)
-            for (int stream = 0; stream < 2; ++stream) {
+            for (int stream : scheduleLane ? std::vector<int>{2, 0, 1} : std::vector<int>{0, 1}) {
                 rows_.push_back(TimelineRow{node, d, stream, y, laneHeight});
                 y += laneHeight;
             }

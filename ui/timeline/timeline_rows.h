@@ -1,6 +1,7 @@
 #pragma once
-// The timeline's rows, top to bottom: per node a header, then, unless the node is folded, a compute
-// lane and a communication lane per device. Plain geometry, tested on its own.
+// The timeline's rows, top to bottom: per node a header, then, unless the node is folded, per device
+// a compute lane and a communication lane (pipelined plans: first the schedule lane, stream 2).
+// Plain geometry, tested on its own.
 
 #include <vector>
 
@@ -10,15 +11,17 @@ namespace shardscope::ui {
 struct TimelineRow {
     int node = 0;
     int device = -1;
-    int stream = 0;    ///< 0 compute, 1 communication
+    int stream = 0;    ///< 0 compute, 1 communication, 2 schedule (kScheduleStream)
     double y = 0;
     double height = 0;
 };
 
 class TimelineRows {
 public:
-    /// Rows for `devices` devices, `perNode` per node, with `folded[n]` hiding node n's lanes.
-    TimelineRows(int devices, int perNode, const std::vector<bool>& folded, double laneHeight, double headerHeight);
+    /// Rows for `devices` devices, `perNode` per node, with `folded[n]` hiding node n's lanes; with
+    /// `scheduleLane`, each device's lanes start with its schedule lane.
+    TimelineRows(int devices, int perNode, const std::vector<bool>& folded, double laneHeight, double headerHeight,
+                 bool scheduleLane = false);
     /// An empty layout.
     TimelineRows() = default;
 

@@ -27,7 +27,9 @@ constexpr double kHeader = 17;
 /// Scroll bars count pixels in int: keep the whole step under this many pixels.
 constexpr double kMaxPixels = 1.5e9;
 
-QString streamName(int stream) { return stream == 0 ? QStringLiteral("compute") : QStringLiteral("comm"); }
+QString streamName(int stream) {
+    return stream == 0 ? QStringLiteral("compute") : stream == 1 ? QStringLiteral("comm") : QStringLiteral("schedule");
+}
 
 /// ", stage 3" (or ", stages 2-3") for node `node` of a pipelined plan; empty without pipelining.
 QString stageText(const TimelineData* data, int node) {
@@ -83,14 +85,18 @@ void TimelineView::onSimulation() {
     const int perNode = session_->loaded() ? session_->state().problem->cluster.devicesPerNode() : 1;
     const Mesh& mesh = session_->state().plan.mesh;
     const int perStage = session_->loaded() && mesh.pipelineStages() > 1 ? mesh.deviceCount() / mesh.pipelineStages() : 0;
+    const PipelineLayout& layout = session_->state().plan.pipeline;
     arrange_.start<std::shared_ptr<const TimelineData>>(
         tr("Arranging the timeline"),
-        [sim, perNode, perStage](const JobContext&) { return buildTimelineData(sim, perNode, perStage); },
+        [sim, perNode, perStage, chunks = layout.chunkOf, V = layout.virtualStages](const JobContext&) {
+            return buildTimelineData(sim, perNode, perStage, chunks, V);
+        },
         [this](const std::shared_ptr<const TimelineData>& d) { setData(d); });
 }
 
 void TimelineView::rebuildRows() {
-    rows_ = data_ ? TimelineRows(data_->sim->devices, data_->devicesPerNode, folded_, kLane, kHeader) : TimelineRows();
+    rows_ = data_ ? TimelineRows(data_->sim->devices, data_->devicesPerNode, folded_, kLane, kHeader, data_->pipelined())
+                  : TimelineRows();
     syncScrollBars();
 }
 
@@ -200,7 +206,7 @@ TimelineView::Hit TimelineView::hitAt(const QPoint& pos) const {
     const TimelineRow& row = rows_.rows()[static_cast<std::size_t>(hit.row)];
     if (row.device < 0)
         return hit;
-    const auto& spans = data_->lanes(row.device).spans[static_cast<std::size_t>(row.stream)];
+    const auto& spans = data_->laneSpans(row.device, row.stream);
     // Within a pixel's reach, so narrow spans can be picked too.
     const double t = axis_.time(pos.x() - kGutter);
     hit.span = spanAt(spans, t);
@@ -295,7 +301,7 @@ void TimelineView::paintLanes(QPainter& p, const QSize& size) const {
         p.drawText(QRectF(14, y, kGutter - 16, h), Qt::AlignVCenter,
                    tr("rank %1 %2").arg(row.device % data_->devicesPerNode).arg(streamName(row.stream)));
         const ClassLanes& lanes = data_->lanes(row.device);
-        const auto& spans = lanes.spans[static_cast<std::size_t>(row.stream)];
+        const auto& spans = data_->laneSpans(row.device, row.stream);
         p.save();
         p.setClipRect(QRectF(kGutter, y, width, h));
         p.translate(kGutter, 0);
@@ -315,7 +321,7 @@ void TimelineView::paintLanes(QPainter& p, const QSize& size) const {
         } else {
             paintSpans(p, row.device, row.stream, bucketLane(spans, axis_, width), y + 1.5, h - 3);
         }
-        if (selected) {
+        if (selected && row.stream != kScheduleStream) {
             const auto it = lanes.spansOfOp[static_cast<std::size_t>(row.stream)].find(selected->value);
             if (it != lanes.spansOfOp[static_cast<std::size_t>(row.stream)].end()) {
                 p.setPen(QPen(QColor(10, 10, 10), 2));
@@ -338,6 +344,10 @@ void TimelineView::paintLanes(QPainter& p, const QSize& size) const {
 
 void TimelineView::paintSpans(QPainter& p, int device, int stream, const std::vector<Bucket>& buckets, double y,
                               double h) const {
+    if (stream == kScheduleStream) {
+        paintUnits(p, device, buckets, y, h);
+        return;
+    }
     for (const Bucket& b : buckets) {
         const QRectF r(b.x0, y, std::max(1.0, b.x1 - b.x0), h);
         p.fillRect(r, spanColor(b.kind));
@@ -346,6 +356,25 @@ void TimelineView::paintSpans(QPainter& p, int device, int stream, const std::ve
             p.setPen(Qt::white);
             p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter,
                        p.fontMetrics().elidedText(q(e.name), Qt::ElideRight, int(r.width() - 5)));
+        }
+    }
+}
+
+void TimelineView::paintUnits(QPainter& p, int device, const std::vector<Bucket>& buckets, double y, double h) const {
+    // One block per micro-batch's forward or backward through a chunk, a light edge between
+    // neighbours, its label where it fits; the gaps are the bubbles.
+    const auto& units = data_->lanes(device).units;
+    for (const Bucket& b : buckets) {
+        const QRectF r(b.x0, y, std::max(1.0, b.x1 - b.x0), h);
+        p.fillRect(r, spanColor(b.kind));
+        if (r.width() >= 4) {
+            p.setPen(QColor(255, 255, 255, 160));
+            p.drawLine(r.topLeft(), r.bottomLeft());
+        }
+        const QString label = unitLabel(units[b.first], data_->virtualStages > 1);
+        if (b.count == 1 && r.width() > p.fontMetrics().horizontalAdvance(label) + 4) {
+            p.setPen(Qt::white);
+            p.drawText(r, Qt::AlignCenter, label);
         }
     }
 }
@@ -425,7 +454,7 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
             return;
         }
         selectDevice(row.device);
-        if (hit.span >= 0) {
+        if (hit.span >= 0 && row.stream != kScheduleStream) {
             const SimEvent& e = data_->event(row.device, row.stream, static_cast<std::size_t>(hit.span));
             if (e.op.valid())
                 session_->selectOp(e.op);
@@ -472,6 +501,20 @@ void TimelineView::keyPressEvent(QKeyEvent* event) {
     }
 }
 
+QString TimelineView::unitTip(int device, std::size_t index) const {
+    const ScheduleUnit& u = data_->lanes(device).units[index];
+    const int stage = device / std::max(1, data_->devicesPerStage);
+    return tr("<b>%1</b><br>micro-batch %2, %3 through model chunk %4 (stage %5)<br>start %6, duration %7"
+              "<br>device %8")
+        .arg(unitLabel(u, data_->virtualStages > 1))
+        .arg(u.microbatch)
+        .arg(u.forward ? tr("forward") : tr("backward"))
+        .arg(u.chunk)
+        .arg(stage)
+        .arg(seconds(u.span.start), seconds(u.span.end - u.span.start))
+        .arg(device);
+}
+
 bool TimelineView::viewportEvent(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
         auto* help = static_cast<QHelpEvent*>(event);
@@ -481,6 +524,10 @@ bool TimelineView::viewportEvent(QEvent* event) {
             return true;
         }
         const TimelineRow& row = rows_.rows()[static_cast<std::size_t>(hit.row)];
+        if (row.stream == kScheduleStream) {
+            QToolTip::showText(help->globalPos(), unitTip(row.device, static_cast<std::size_t>(hit.span)), viewport());
+            return true;
+        }
         const SimEvent& e = data_->event(row.device, row.stream, static_cast<std::size_t>(hit.span));
         QString text = tr("<b>%1</b><br>%2, %3, micro-batch %4<br>start %5, duration %6")
                            .arg(q(e.name).toHtmlEscaped(),

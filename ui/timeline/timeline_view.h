@@ -83,6 +83,10 @@ private:
     void paintRuler(QPainter& p, const QSize& size) const;
     void paintLanes(QPainter& p, const QSize& size) const;
     void paintSpans(QPainter& p, int device, int stream, const std::vector<Bucket>& buckets, double y, double h) const;
+    /// The schedule lane: one labelled block per micro-batch's forward or backward through a chunk.
+    void paintUnits(QPainter& p, int device, const std::vector<Bucket>& buckets, double y, double h) const;
+    /// The tooltip of schedule unit `index` of `device`.
+    QString unitTip(int device, std::size_t index) const;
     void paintMemory(QPainter& p, const QSize& size) const;
 
     Session* session_;
