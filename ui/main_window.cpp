@@ -8,6 +8,7 @@
 #include "timeline/timeline_view.h"
 #include "panels/inspector_panel.h"
 #include "panels/ops_panel.h"
+#include "panels/stages_panel.h"
 #include "panels/search_bar.h"
 #include "panels/tactics_panel.h"
 #include "util/pipeline_text.h"
@@ -37,6 +38,7 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
     inspector_ = new InspectorPanel(&session_, this);
     cluster_ = new ClusterView(&session_, this);
     ops_ = new OpsPanel(&session_, this);
+    stages_ = new StagesPanel(&session_, this);
     timeline_ = new TimelinePanel(&session_, this);
     compare_ = new CompareView(&session_, this);
     tactics_ = new TacticsPanel(&session_, this);
@@ -45,6 +47,7 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
     QDockWidget* clusterDock = addPanel(cluster_, tr("Cluster"), QStringLiteral("cluster"), Qt::RightDockWidgetArea);
     QDockWidget* opsDock = addPanel(ops_, tr("Ops"), QStringLiteral("ops"), Qt::BottomDockWidgetArea);
     QDockWidget* timelineDock = addPanel(timeline_, tr("Timeline"), QStringLiteral("timeline"), Qt::BottomDockWidgetArea);
+    QDockWidget* stagesDock = addPanel(stages_, tr("Stages"), QStringLiteral("stages"), Qt::BottomDockWidgetArea);
     QDockWidget* compareDock = addPanel(compare_, tr("Compare"), QStringLiteral("compare"), Qt::BottomDockWidgetArea);
     QDockWidget* tacticsDock = addPanel(tactics_, tr("Tactics"), QStringLiteral("tactics"), Qt::RightDockWidgetArea);
     QDockWidget* calibrationDock =
@@ -52,7 +55,8 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
     tabifyDockWidget(inspectorDock, clusterDock);
     tabifyDockWidget(clusterDock, tacticsDock);
     tabifyDockWidget(opsDock, timelineDock);
-    tabifyDockWidget(timelineDock, compareDock);
+    tabifyDockWidget(timelineDock, stagesDock);
+    tabifyDockWidget(stagesDock, compareDock);
     tabifyDockWidget(compareDock, calibrationDock);
     inspectorDock->raise();
     timelineDock->raise();

@@ -20,6 +20,7 @@ class CompareView;
 class GraphView;
 class InspectorPanel;
 class OpsPanel;
+class StagesPanel;
 class SearchBar;
 class TacticsPanel;
 class CalibrationPanel;
@@ -87,6 +88,7 @@ private:
     GraphView* graph_ = nullptr;
     InspectorPanel* inspector_ = nullptr;
     OpsPanel* ops_ = nullptr;
+    StagesPanel* stages_ = nullptr;
     SearchBar* searchBar_ = nullptr;
     ClusterView* cluster_ = nullptr;
     TimelinePanel* timeline_ = nullptr;

@@ -94,6 +94,11 @@ void MainWindow::createMenus() {
                 if (const auto op = session_.selectedOp())
                     session_.setLocked(*op, !session_.state().plan.locked[op->index()]);
             });
+    connect(menuAction(edit, tr("Lock or Unlock the &Stage Cut"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)),
+            &QAction::triggered, this, [this] {
+                if (session_.loaded())
+                    session_.setStageCutLocked(!session_.state().plan.pipeline.locked);
+            });
 
     QMenu* search = menuBar()->addMenu(tr("&Search"));
     connect(menuAction(search, tr("&Run Search"), QKeySequence(Qt::Key_F5)), &QAction::triggered, this,

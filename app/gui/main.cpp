@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
                                         QStringLiteral("FILE"));
     const QCommandLineOption view(
         QStringLiteral("view"),
-        QStringLiteral("With --screenshot: render one panel: graph, cluster, timeline, compare, tactics or calibration."),
+        QStringLiteral("With --screenshot: render one panel: graph, cluster, timeline, stages, compare, tactics or calibration."),
         QStringLiteral("NAME"));
     const QCommandLineOption tactics(QStringLiteral("tactics"),
                                      QStringLiteral("Apply a tactic script (*.tactics.json) once loaded."),
@@ -175,12 +175,12 @@ int main(int argc, char** argv) {
     if (parser.isSet(view)) {
         const QString name = parser.value(view);
         panel = name == QStringLiteral("graph") || name == QStringLiteral("cluster") || name == QStringLiteral("timeline") ||
-                        name == QStringLiteral("compare") || name == QStringLiteral("tactics") ||
+                        name == QStringLiteral("stages") || name == QStringLiteral("compare") || name == QStringLiteral("tactics") ||
                         name == QStringLiteral("calibration")
                     ? window.showPanel(name)
                     : nullptr;
         if (!panel) {
-            std::fprintf(stderr, "shardscope: --view %s: expected graph, cluster, timeline, compare, tactics or calibration\n",
+            std::fprintf(stderr, "shardscope: --view %s: expected graph, cluster, timeline, stages, compare, tactics or calibration\n",
                          name.toLocal8Bit().constData());
             return 2;
         }

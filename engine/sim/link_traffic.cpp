@@ -5,7 +5,8 @@
 namespace shardscope {
 
 std::vector<LevelTraffic> linkTraffic(const Cluster& cluster, const Mesh& mesh, const std::vector<int>& classOf,
-                                      const std::vector<std::map<AxisSet, std::vector<double>>>& perClass) {
+                                      const std::vector<std::map<AxisSet, std::vector<double>>>& perClass,
+                                      const std::vector<StageSends>& sends) {
     const std::size_t levels = cluster.levels.size();
     std::vector<LevelTraffic> out(levels);
     std::vector<std::map<std::pair<int, int>, double>> pairs(levels);
@@ -43,6 +44,31 @@ std::vector<LevelTraffic> linkTraffic(const Cluster& cluster, const Mesh& mesh, 
                 }
             }
             radix *= size;
+        }
+    }
+    if (!sends.empty()) {
+        // Each device sends to its peer in the neighbouring stage: endpoints at the lowest level whose
+        // parent holds both (two devices of one node: level 0; of two nodes: level 1).
+        const int stages = int(sends.size());
+        const int perStage = mesh.deviceCount() / stages;
+        auto add = [&](int from, int to, double bytes) {
+            if (bytes <= 0 || from == to)
+                return;
+            int radix = 1;
+            for (std::size_t l = 0; l < levels; ++l) {
+                const int size = cluster.levels[l].size;
+                if (from / radix / size == to / radix / size || l + 1 == levels) {
+                    pairs[l][{from / radix, to / radix}] += bytes;
+                    out[l].bytesPerStep += bytes;
+                    return;
+                }
+                radix *= size;
+            }
+        };
+        for (int d = 0; d < mesh.deviceCount(); ++d) {
+            const int s = d / perStage, local = d % perStage;
+            add(d, ((s + 1) % stages) * perStage + local, sends[std::size_t(s)].forward);
+            add(d, ((s + stages - 1) % stages) * perStage + local, sends[std::size_t(s)].backward);
         }
     }
     for (std::size_t l = 0; l < levels; ++l) {

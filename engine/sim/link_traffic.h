@@ -28,10 +28,21 @@ struct LevelTraffic {
     double busiestPairBytes = 0;
 };
 
+/// Pipelined: the bytes one device of a stage sends per step point to point, to the device at its
+/// position in the next stage (activations; stage P-1 to stage 0 under the interleaved schedule) and
+/// in the previous one (their gradients).
+struct StageSends {
+    double forward = 0;
+    double backward = 0;
+};
+
 /// Per level traffic from `perClass`: per device class (`classOf` gives each device's), for each axis
 /// set, the bytes one device sends per level per step (CommModel::bytesPerLevel summed over the
-/// step's collectives on that set).
+/// step's collectives on that set), ringed in device order. Pipelined, `sends` per stage (stage of
+/// device d: d / (devices / sends.size()), the pipe axis major-most) go to their one peer each,
+/// over the lowest level that joins the two.
 std::vector<LevelTraffic> linkTraffic(const Cluster& cluster, const Mesh& mesh, const std::vector<int>& classOf,
-                                      const std::vector<std::map<AxisSet, std::vector<double>>>& perClass);
+                                      const std::vector<std::map<AxisSet, std::vector<double>>>& perClass,
+                                      const std::vector<StageSends>& sends = {});
 
 } // namespace shardscope

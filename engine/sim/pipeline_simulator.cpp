@@ -41,6 +41,7 @@ std::shared_ptr<const SimResult> simulatePipeline(const CostModel& model, const 
     }
     std::vector<double> ends(program.tasks.size(), -1);
     std::vector<LevelBytes> levelBytes(P);
+    std::vector<StageSends> sends(P);
     std::vector<double> computeBusy(P, 0);
 
     auto ready = [&](const SimTask& t) {
@@ -58,7 +59,7 @@ std::shared_ptr<const SimResult> simulatePipeline(const CostModel& model, const 
         if (!options.overlap)
             e.start = std::max(e.start, c.last);
         if (t.stream == Stream::Comm) {
-            e.duration = timeCommTask(comm[s], t, levelBytes[s]);
+            e.duration = timeCommTask(comm[s], t, levelBytes[s], &sends[s]);
             line.commBusy += e.duration;
         } else {
             computeBusy[s] += e.duration;
@@ -112,7 +113,7 @@ std::shared_ptr<const SimResult> simulatePipeline(const CostModel& model, const 
     }
     result->peakMemoryTime = result->classes.front().peakMemoryTime;
     result->exposedComm = result->stepTime - result->computeBusy;
-    result->traffic = linkTraffic(cluster, mesh, result->classOfDevice, levelBytes);
+    result->traffic = linkTraffic(cluster, mesh, result->classOfDevice, levelBytes, sends);
     return result;
 }
 

@@ -4,10 +4,14 @@
 
 namespace shardscope {
 
-double timeCommTask(const CommModel& comm, const SimTask& t, LevelBytes& levelBytes) {
+double timeCommTask(const CommModel& comm, const SimTask& t, LevelBytes& levelBytes, StageSends* sends) {
     double duration = 0;
     for (const CommPart& p : t.parts) {
         duration += comm.coalescedTime(p.kind, p.axes, p.bytes, p.bucket) * p.times;
+        if (sends && p.kind == CollectiveKind::SendRecv) {
+            (t.event.phase == Phase::Backward ? sends->backward : sends->forward) += comm.bytesSent(p.kind, p.axes, p.bytes) * p.times;
+            continue;
+        }
         const auto perLevel = comm.bytesPerLevel(p.kind, p.axes, p.bytes);
         auto& sum = levelBytes[p.axes];
         sum.resize(perLevel.size(), 0.0);

@@ -4,6 +4,7 @@
 // activations, and close the timeline at the end.
 
 #include "engine/cost/collectives.h"
+#include "engine/sim/link_traffic.h"
 #include "engine/sim/simulator.h"
 
 #include <map>
@@ -22,8 +23,9 @@ struct TimelineClock {
     double peak = 0;   ///< memory in use at its highest so far
 };
 
-/// Seconds communication task `t` takes on `comm`'s devices; adds its bytes to `levelBytes`.
-double timeCommTask(const CommModel& comm, const SimTask& t, LevelBytes& levelBytes);
+/// Seconds communication task `t` takes on `comm`'s devices; adds its bytes to `levelBytes`, or with
+/// `sends` its point-to-point sends there (forward or backward by the task's phase).
+double timeCommTask(const CommModel& comm, const SimTask& t, LevelBytes& levelBytes, StageSends* sends = nullptr);
 
 /// After task `t` ends at `end`: its activations saved or freed, memory sampled (over `resident`).
 void recordMemory(const SimTask& t, double end, double resident, TimelineClock& clock, DeviceTimeline& line);

@@ -15,6 +15,7 @@
 #include "engine/util/error.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 using namespace shardscope;
@@ -273,6 +274,41 @@ private slots:
                     peak = std::max(peak, sample.bytes);
                 close(peak, e->pipeline.stages[std::size_t(s)].peakMemory, sched == Schedule::Interleaved ? 0.02 : 1e-9,
                       "stage peak");
+            }
+        }
+    }
+    void sendsGoToTheNeighbouringStageOnly() {
+        // The stack on pipe=4,data=2 in one node of 8, 8 micro-batches: device d of stage s sends each
+        // micro-batch's [2, 1024] bf16 activation (4096 bytes) to device d + 2 and its gradient back
+        // from d + 2 to d: 8 x 4096 bytes per step on each such device pair, in each direction, and
+        // nothing from the last stage back to the first (no ring over the pipe axis). Interleaved
+        // (V 2, 8 chunks), each stage's two chunks send to the next stage's (twice the bytes), and
+        // chunk 3 on the last stage sends on to chunk 4 on the first: once.
+        const int m = 8;
+        const Mesh mesh = Mesh::parse("pipe=4,data=2");
+        for (Schedule sched : {Schedule::OneFOneB, Schedule::Interleaved}) {
+            const Graph g = stack(sched == Schedule::Interleaved ? 18 : 10, 32, m);
+            StepSettings settings;
+            settings.microbatches = m;
+            settings.schedule = sched;
+            settings.virtualStages = sched == Schedule::Interleaved ? 2 : 1;
+            const Plan plan = baselinePlan(g, mesh, "dp", settings);
+            const auto sim = simulate(CostModel(g, node(8), mesh, plan.settings), plan, SimOptions{true});
+            std::map<std::pair<int, int>, double> pairs;
+            for (const PairTraffic& p : sim->traffic.front().pairs)
+                pairs[{p.from, p.to}] = p.bytes;
+            const double perStep = m * 2.0 * 1024 * 2;
+            const int V = settings.virtualStages;
+            for (int d = 0; d < 6; ++d) {
+                near(pairs[{d, d + 2}], V * perStep, "activations to the next stage");
+                near(pairs[{d + 2, d}], V * perStep, "gradients to the previous stage");
+            }
+            const bool wraps = sched == Schedule::Interleaved;
+            QCOMPARE(pairs.count({6, 0}) > 0, wraps);
+            QCOMPARE(pairs.count({0, 6}) > 0, wraps);
+            if (wraps) {
+                near(pairs[{6, 0}], perStep, "the last stage's chunk on to the first stage's next");
+                near(pairs[{0, 6}], perStep, "its gradient back");
             }
         }
     }

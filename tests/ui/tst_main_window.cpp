@@ -14,12 +14,16 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QTableWidget>
 #include <QSpinBox>
 #include <QTimer>
 
 #include "graph/graph_items.h"
 #include "graph/graph_view.h"
+#include "timeline/timeline_panel.h"
+#include "timeline/timeline_view.h"
 #include "main_window.h"
 #include "panels/search_bar.h"
 #include "window_test_support.h"
@@ -209,11 +213,7 @@ private slots:
         MainWindow w(nullptr, 1);
         w.show();
         Session* s = w.session();
-        ScenarioRequest r = gptScenario("dp");
-        r.model.sets = {"layers=8", "batch=64"};
-        r.nodes = 2;
-        r.mesh = "data=8,model=2";
-        s->openScenario(r);
+        s->openScenario(eightLayerScenario("dp", 2, "data=8,model=2"));
         QVERIFY(waitSettled(w));
         auto* bar = w.findChild<SearchBar*>();
         auto* mesh = bar->findChild<QComboBox*>(QStringLiteral("mesh"));
@@ -241,6 +241,66 @@ private slots:
         QVERIFY2(pipeline->toolTip().contains(QStringLiteral("\nstage 1: ")), qPrintable(pipeline->toolTip()));
         schedule->setCurrentIndex(0);
         QVERIFY(!s->searchSettings().schedule);
+    }
+    void aPipelinedPlanShowsItsStagesAndKeepsItsCut() {
+        // An 8-layer GPT with a 50k vocabulary on pipe=4: the graph bands its ops by stage, the
+        // timeline has schedule lanes, the Stages panel lists the stages. Locking the cut (undoable)
+        // keeps it through a re-search; unlocked, a locked op in block 6 keeps stage 3 although the
+        // search would otherwise give the heavy last stage block 7 alone.
+        MainWindow w(nullptr, 1);
+        w.show();
+        Session* s = w.session();
+        ScenarioRequest r = eightLayerScenario("megatron-sp", 4, "pipe=4,data=2,model=4");
+        r.microbatches = 8;
+        s->openScenario(r);
+        QVERIFY(waitSettled(w));
+        QCOMPARE(takeErrorDialog(w), QString());
+        QVERIFY(s->state().evaluation->pipeline.active());
+        QVERIFY(w.showPanel(QStringLiteral("stages")));
+        auto* table = w.findChild<QTableWidget*>(QStringLiteral("stageTable"));
+        auto* lockCut = w.findChild<QCheckBox*>(QStringLiteral("lockCut"));
+        QVERIFY(table && lockCut);
+        QCOMPARE(table->rowCount(), 4);
+        QCOMPARE(table->item(3, 1)->text(), QStringLiteral("6-7"));
+        int banded = 0;
+        for (QGraphicsItem* item : w.graphView()->scene()->items())
+            if (auto* n = dynamic_cast<NodeItem*>(item); n && !n->look().stages.isEmpty())
+                ++banded;
+        QVERIFY(banded >= 5); // embedding ops, the stack, the head and the loss
+        QVERIFY(w.timelinePanel()->view()->data() && w.timelinePanel()->view()->data()->pipelined());
+
+        lockCut->setChecked(true);
+        QVERIFY(s->state().plan.pipeline.locked);
+        s->undoStack()->undo();
+        QVERIFY(!s->state().plan.pipeline.locked && !lockCut->isChecked());
+        s->undoStack()->redo();
+        QVERIFY(lockCut->isChecked());
+        SearchSettings settings = s->searchSettings();
+        settings.microbatches = 8;
+        settings.schedule = ScheduleChoice{};
+        s->setSearchSettings(settings);
+        s->runSearch(true);
+        QVERIFY(waitSettled(w));
+        QCOMPARE(takeErrorDialog(w), QString());
+        QCOMPARE(s->state().plan.pipeline.chunkBlocks, (std::vector<int>{2, 2, 2, 2}));
+
+        s->runSearch(false); // mesh "auto" in the bar: a locked cut keeps the plan's mesh
+        QVERIFY(waitSettled(w));
+        QCOMPARE(s->state().plan.pipeline.chunkBlocks, (std::vector<int>{2, 2, 2, 2}));
+        lockCut->setChecked(false);
+        s->runSearch(true);
+        QVERIFY(waitSettled(w));
+        QCOMPARE(takeErrorDialog(w), QString());
+        QCOMPARE(s->state().plan.pipeline.chunkBlocks.back(), 1); // the head's stage lightened
+        const OpId op = *s->state().problem->graph.findOp("layers.6.attn.q");
+        s->undoStack()->undo(); // back to the balanced cut, block 6 on stage 3
+        QCOMPARE(s->state().plan.pipeline.stageOf(op), 3);
+        s->setLocked(op, true);
+        s->runSearch(true);
+        QVERIFY(waitSettled(w));
+        QCOMPARE(takeErrorDialog(w), QString());
+        QCOMPARE(s->state().plan.pipeline.stageOf(op), 3);
+        QVERIFY(s->state().plan.locked[op.index()]);
     }
     void openedSettingsCarryIntoTheSearchBar() {
         // A scenario opened with unfused attention and no overlap: the next search uses the same,

@@ -22,6 +22,15 @@ inline ScenarioRequest gptScenario(const std::string& strategy) {
     return r;
 }
 
+/// An 8-layer GPT at batch 64 with `strategy` on `nodes` DGX A100 nodes and `mesh`.
+inline ScenarioRequest eightLayerScenario(const std::string& strategy, int nodes, const std::string& mesh) {
+    ScenarioRequest r = gptScenario(strategy);
+    r.model.sets = {"layers=8", "batch=64"};
+    r.nodes = nodes;
+    r.mesh = mesh;
+    return r;
+}
+
 /// Processes events until `w` has no background work left (at most two minutes); true if settled.
 inline bool waitSettled(MainWindow& w) {
     QElapsedTimer clock;

@@ -33,6 +33,7 @@ NodeItem::NodeItem(int index, QSizeF size) : index_(index), size_(size) {
 void NodeItem::setLook(const NodeLook& look) {
     look_ = look;
     setToolTip(look.title + QLatin1Char('\n') + look.subtitle +
+               (look.stageText.isEmpty() ? QString() : QLatin1Char('\n') + look.stageText) +
                (look.badges.isEmpty() ? QString() : QLatin1Char('\n') + look.badges.join(QStringLiteral(", "))));
     update();
 }
@@ -57,6 +58,16 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(border);
     painter->setBrush(look_.fill);
     painter->drawRoundedRect(box, 6, 6);
+    if (!look_.stages.isEmpty()) {
+        // Pipeline stages: a band along the top, one segment per block of a stack, seen at any zoom.
+        const QRectF band(box.left() + 5, box.top() + 1.5, box.width() - 10, 5);
+        const double w = band.width() / look_.stages.size();
+        painter->setPen(Qt::NoPen);
+        for (int i = 0; i < look_.stages.size(); ++i) {
+            painter->setBrush(look_.stages[i]);
+            painter->drawRect(QRectF(band.left() + i * w, band.top(), w + 0.3, band.height()));
+        }
+    }
     if (look_.undecided) {
         // Hatched: nothing has decided this op yet; it runs replicated.
         painter->setBrush(QBrush(QColor(150, 150, 160), Qt::BDiagPattern));

@@ -17,6 +17,8 @@ struct NodeLook {
     QString subtitle;         ///< kind and strategy, or "x 96 blocks of 15 ops"
     QStringList badges;       ///< "AR 12.6 MB"
     QVector<QColor> strip;    ///< a stack's per-op colours (one block)
+    QVector<QColor> stages;   ///< pipelined: the op's stage colour, or the stack's per block (its bands)
+    QString stageText;        ///< pipelined: "stage 2 of 4", "stages 0-3 (blocks 0-23, 24-47, ...)"
     bool locked = false;
     bool stack = false;
     bool undecided = false;   ///< no tactic decided the op yet (a tactic step's partial plan)

@@ -228,6 +228,17 @@ void GraphView::refreshLooks() {
         item->setToolTip(item->text());
         legend_->addItem(item);
     }
+    // Pipelined: each stage's colour (the bands along the nodes' tops) after the strategies.
+    const PipelineReport& pipe = s.evaluation->pipeline;
+    for (const StageReport& st : pipe.stages) {
+        QPixmap swatch(14, 14);
+        swatch.fill(stageColor(st.stage));
+        auto* item = new QListWidgetItem(QIcon(swatch), tr("stage %1 (%2 ops)").arg(st.stage).arg(st.ops));
+        item->setToolTip(tr("pipeline stage %1: the band along the top of its ops and of its blocks in the stack")
+                             .arg(st.stage));
+        legend_->addItem(item);
+    }
+    auto stageOf = [&](OpId o) { return pipe.stageOfOp[o.index()]; };
     // Resharding inside the stack shows on the stack itself.
     std::vector<CollectiveSummary> stackInternal;
     for (std::size_t i = 0; i < s.problem->edges.size(); ++i) {
@@ -261,6 +272,13 @@ void GraphView::refreshLooks() {
             look.title = tr("%1 ... %2").arg(q(g.op(b.blocks.front().front()).block), q(g.op(b.blocks.back().front()).block));
             look.subtitle = tr("x %1 blocks of %2 ops").arg(b.count()).arg(b.period());
             look.stack = true;
+            if (pipe.active()) {
+                for (const auto& block : b.blocks)
+                    look.stages << stageColor(stageOf(block.front()));
+                look.stageText = tr("%1 stages; blocks by model chunk: %2")
+                                     .arg(pipe.stages.size())
+                                     .arg(q(s.plan.pipeline.rangesText()));
+            }
             for (const CollectiveSummary& c : stackInternal) {
                 auto it = std::find_if(summary.begin(), summary.end(), [&](auto& x) { return x.kind == c.kind; });
                 if (it == summary.end())
@@ -277,6 +295,10 @@ void GraphView::refreshLooks() {
             look.subtitle = q(opKindName(op.kind)) + QStringLiteral("  ") + q(s.evaluation->perOp[n.op.index()].strategy);
             look.locked = s.plan.locked[n.op.index()];
             look.undecided = n.op.index() < s.plan.undecided.size() && s.plan.undecided[n.op.index()];
+            if (pipe.active()) {
+                look.stages << stageColor(stageOf(n.op));
+                look.stageText = tr("stage %1 of %2").arg(stageOf(n.op)).arg(pipe.stages.size());
+            }
             if (look.undecided) {
                 look.fill = QColor(240, 240, 242);
                 look.subtitle = q(opKindName(op.kind)) + tr("  undecided");

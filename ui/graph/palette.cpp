@@ -49,4 +49,9 @@ QColor groupColor(int index) {
     return QColor::fromHsvF(static_cast<float>(hue), 0.45f, 0.95f);
 }
 
+QColor stageColor(int stage) {
+    const double hue = std::fmod(0.02 + stage * 0.381966011250105, 1.0);
+    return QColor::fromHsvF(static_cast<float>(hue), 0.75f, 0.80f);
+}
+
 } // namespace shardscope::ui

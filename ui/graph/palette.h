@@ -18,5 +18,7 @@ int spanKindCount();
 QColor heatColor(double t);
 /// A distinct colour for group `index` (mesh axis groups in the cluster view).
 QColor groupColor(int index);
+/// The colour of pipeline stage `stage`: saturated hues a golden angle apart, so neighbours differ.
+QColor stageColor(int stage);
 
 } // namespace shardscope::ui

@@ -7,6 +7,7 @@
 #include "engine/io/json_fields.h"
 #include "engine/io/tactic_file.h"
 #include "engine/io/plan_file.h"
+#include "engine/pipeline/stage_cuts.h"
 #include "engine/plans/baselines.h"
 #include "engine/util/error.h"
 #include "engine/util/units.h"
@@ -336,6 +337,14 @@ void Session::overrideStrategy(OpId op, const OpStrategy& strategy) {
     }
 }
 
+void Session::setStageCutLocked(bool locked) {
+    if (!loaded() || !state_.plan.pipeline.active() || state_.plan.pipeline.locked == locked)
+        return;
+    Plan next = state_.plan;
+    next.pipeline.locked = locked;
+    pushPlan(costPlan(state_.problem, std::move(next), &state_), locked ? tr("Lock the stage cut") : tr("Unlock the stage cut"));
+}
+
 void Session::setLocked(OpId op, bool locked) {
     if (!loaded() || state_.plan.locked[op.index()] == locked)
         return;
@@ -393,7 +402,8 @@ void Session::runSearch(bool aroundLocks) {
     }
     std::optional<Mesh> mesh = settings.mesh;
     try {
-        if (aroundLocks || (anyLock && !settings.mesh))
+        // Locks, and a locked stage cut, belong to the plan's mesh: "auto" keeps it.
+        if (aroundLocks || ((anyLock || current.plan.pipeline.locked) && !settings.mesh))
             mesh = current.plan.mesh;
         if (mesh)
             mesh->verify(current.problem->cluster.deviceCount(), current.problem->cluster.name);
@@ -404,6 +414,16 @@ void Session::runSearch(bool aroundLocks) {
     if (anyLock && mesh && *mesh != current.plan.mesh) {
         locks.clear();
         emit message(tr("Locks not kept: they belong to mesh %1").arg(q(current.plan.mesh.toString())));
+    }
+    // On the plan's own pipelined mesh, a locked cut stays and locked ops keep their stages.
+    std::vector<int> stageCut, blockStages;
+    if (mesh && *mesh == current.plan.mesh && current.plan.pipeline.active()) {
+        if (current.plan.pipeline.locked)
+            stageCut = current.plan.pipeline.chunkBlocks;
+        else if (!locks.empty() && current.problem->blocks)
+            blockStages = lockedBlockStages(current.plan, *current.problem->blocks);
+    } else if (current.plan.pipeline.locked) {
+        emit message(tr("Stage cut not kept: it belongs to mesh %1").arg(q(current.plan.mesh.toString())));
     }
     StepSettings step = settings.withFixed({});
     step.microbatches = settings.microbatches.value_or(current.problem->microbatches);
@@ -418,7 +438,7 @@ void Session::runSearch(bool aroundLocks) {
     const int threads = searchThreads_;
     jobs_.start<SearchOutcome>(
         aroundLocks ? tr("Re-searching around locks") : tr("Searching"),
-        [current, locks, mesh, step, open, batch, algorithm, threads](const JobContext& context) {
+        [current, locks, stageCut, blockStages, mesh, step, open, batch, algorithm, threads](const JobContext& context) {
             const Problem& base = *current.problem;
             const bool fixedBatch = !base.builder;
             const bool rebuild = !fixedBatch && ((batch && batch != base.globalBatch()) || step.microbatches != base.microbatches);
@@ -437,6 +457,8 @@ void Session::runSearch(bool aroundLocks) {
                                            return rebuiltProblem(*problem, std::nullopt, micro)->graph;
                                        }};
             r.locks = locks;
+            r.stageCut = stageCut;
+            r.blockStages = blockStages;
             r.algorithm = algorithm;
             r.threads = threads;
             r.stop = context.stop;

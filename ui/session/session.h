@@ -85,6 +85,8 @@ public:
     void overrideStrategy(OpId op, const OpStrategy& strategy);
     /// Locks or unlocks `op` (undoable).
     void setLocked(OpId op, bool locked);
+    /// Locks or unlocks the pipelined plan's stage cut: searches on its mesh keep it (undoable).
+    void setStageCutLocked(bool locked);
     /// Replaces the tactic script (the last run's figures no longer belong to it).
     void setTactics(std::vector<Tactic> tactics);
     /// Reads a tactic script file into the editor; failed() on a bad file.
@@ -102,8 +104,9 @@ public:
     /// Replaces the plan (and problem) with `state`, as the undoable edit `text`.
     void usePlan(PlanState state, const QString& text) { pushPlan(std::move(state), text); }
 
-    /// Runs the search with the current settings. Locked ops keep their strategy; with locks and mesh
-    /// "auto" the mesh is the plan's. With `aroundLocks` the mesh is always the plan's.
+    /// Runs the search with the current settings. Locked ops keep their strategy (and, pipelined, their
+    /// stage); a locked stage cut stays; with locks or a locked cut and mesh "auto" the mesh is the
+    /// plan's. With `aroundLocks` the mesh is always the plan's.
     void runSearch(bool aroundLocks = false);
     /// Stops the running job; the plan stays as it was.
     void cancel();
