@@ -268,6 +268,13 @@ std::optional<std::vector<int>> chooseStageCut(const CutProfile& profile, int st
                   : interleavedCut(profile, stages, settings, capacity, blockStage);
 }
 
+bool cutGains(const CutProfile& profile, const std::vector<int>& from, const std::vector<int>& to, int stages,
+              const StepSettings& settings, double capacity) {
+    const CutValue a = valueOf(cutStages(profile, from, stages, settings), capacity);
+    const CutValue b = valueOf(cutStages(profile, to, stages, settings), capacity);
+    return (b.fits && !a.fits) || (b.fits == a.fits && b.time < a.time * (1 - 1e-9));
+}
+
 std::vector<int> lockedBlockStages(const Plan& plan, const RepeatedBlocks& blocks) {
     if (!plan.pipeline.active())
         return {};

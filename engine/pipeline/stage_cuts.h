@@ -71,6 +71,11 @@ std::vector<CutStage> cutStages(const CutProfile& profile, const std::vector<int
 std::optional<std::vector<int>> chooseStageCut(const CutProfile& profile, int stages, const StepSettings& settings,
                                                double capacity, const std::vector<int>& blockStage = {});
 
+/// True when the cut `to` beats `from` on `profile`: a faster slowest stage, or it fits and `from`
+/// does not (what makes a cut worth evaluating in full).
+bool cutGains(const CutProfile& profile, const std::vector<int>& from, const std::vector<int>& to, int stages,
+              const StepSettings& settings, double capacity);
+
 /// Per block, the stage that a locked op in it pins it to under `plan`'s layout, or -1; empty when the
 /// plan is not pipelined or locks nothing inside the blocks.
 std::vector<int> lockedBlockStages(const Plan& plan, const RepeatedBlocks& blocks);

@@ -198,10 +198,10 @@ MeshSearch::Scored MeshSearch::scoreOf(const Combo& c, const std::vector<int>& c
         if (!c.blocks)
             return out; // the request fixed the cut
         // The cut for this choice's costs: its slowest stage as fast as the memory allows.
-        const auto cut = chooseStageCut(cutProfile(*e, plan, *c.blocks, c.settings.microbatches),
-                                        c.layout.stages, c.settings, capacity_, in_.blockStages);
-        if (!cut || *cut == c.layout.chunkBlocks)
-            return out;
+        const CutProfile profile = cutProfile(*e, plan, *c.blocks, c.settings.microbatches);
+        const auto cut = chooseStageCut(profile, c.layout.stages, c.settings, capacity_, in_.blockStages);
+        if (!cut || !cutGains(profile, c.layout.chunkBlocks, *cut, c.layout.stages, c.settings, capacity_))
+            return out; // no gain the evaluation could confirm
         plan.pipeline = makePipelineLayout(*c.graph->graph, c.layout.stages, c.layout.virtualStages, *cut);
         const auto recut = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
         // Taken when it is faster, or fits where the balanced cut does not. A cut that only overflows

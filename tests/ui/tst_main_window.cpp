@@ -267,7 +267,15 @@ private slots:
             if (auto* n = dynamic_cast<NodeItem*>(item); n && !n->look().stages.isEmpty())
                 ++banded;
         QVERIFY(banded >= 5); // embedding ops, the stack, the head and the loss
-        QVERIFY(w.timelinePanel()->view()->data() && w.timelinePanel()->view()->data()->pipelined());
+        TimelineView* timeline = w.timelinePanel()->view();
+        QVERIFY(timeline->data() && timeline->data()->pipelined());
+        // Its nodes start folded, each header drawing a stage's schedule; unfolding shows the lanes.
+        w.showPanel(QStringLiteral("timeline"));
+        const SimEvent& first = timeline->data()->sim->timeline(0).events.front();
+        QVERIFY(!timeline->pointOf(0, first));
+        timeline->toggleNode(0);
+        QVERIFY(timeline->pointOf(0, first));
+        w.showPanel(QStringLiteral("stages"));
 
         lockCut->setChecked(true);
         QVERIFY(s->state().plan.pipeline.locked);

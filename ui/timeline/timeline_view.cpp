@@ -62,10 +62,12 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
     const double before = data_ ? data_->sim->stepTime : 0;
     data_ = std::move(data);
     if (data_ && folded_.empty()) {
-        // Small clusters start unfolded; large ones show the first node.
+        // Small clusters start unfolded; large ones show the first node. Pipelines of several nodes
+        // start folded: each node's header then draws its first device's schedule, one row a stage.
         const int nodes = (data_->sim->devices + data_->devicesPerNode - 1) / data_->devicesPerNode;
-        folded_.assign(static_cast<std::size_t>(nodes), data_->sim->devices > 64);
-        folded_[0] = false;
+        const bool pipeline = data_->pipelined() && nodes > 1;
+        folded_.assign(static_cast<std::size_t>(nodes), data_->sim->devices > 64 || pipeline);
+        folded_[0] = pipeline;
     }
     device_ = data_ ? std::min(device_, data_->sim->devices - 1) : 0;
     rebuildRows();
@@ -290,9 +292,18 @@ void TimelineView::paintLanes(QPainter& p, const QSize& size) const {
             p.fillRect(QRectF(0, y, size.width(), h), QColor(226, 230, 238));
             p.setPen(QColor(40, 40, 60));
             const bool folded = static_cast<std::size_t>(row.node) < folded_.size() && folded_[static_cast<std::size_t>(row.node)];
-            p.drawText(QRectF(6, y, size.width(), h), Qt::AlignVCenter,
+            p.drawText(QRectF(6, y, kGutter - 8, h), Qt::AlignVCenter,
                        tr("%1 node %2").arg(folded ? QStringLiteral("+") : QStringLiteral("-")).arg(row.node) +
                            stageText(data_.get(), row.node));
+            if (folded && data_->pipelined()) {
+                // A folded node of a pipeline: its first device's schedule in the header.
+                const int first = row.node * data_->devicesPerNode;
+                p.save();
+                p.setClipRect(QRectF(kGutter, y, width, h));
+                p.translate(kGutter, 0);
+                paintUnits(p, first, bucketLane(data_->laneSpans(first, kScheduleStream), axis_, width), y + 2, h - 4);
+                p.restore();
+            }
             continue;
         }
         if (row.device == device_)
