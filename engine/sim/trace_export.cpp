@@ -69,7 +69,9 @@ std::string chromeTraceJson(const SimResult& r, const Cluster& cluster, const Me
     json events = json::array();
     const int perNode = cluster.devicesPerNode();
     for (int d : devices) {
-        const std::string name = "node " + std::to_string(d / perNode) + " / rank " + std::to_string(d % perNode);
+        std::string name = "node " + std::to_string(d / perNode) + " / rank " + std::to_string(d % perNode);
+        if (mesh.pipelineStages() > 1) // the pipe axis is major-most: stage = device / devices per stage
+            name += " / stage " + std::to_string(d / (mesh.deviceCount() / mesh.pipelineStages()));
         events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", d}, {"tid", 0}, {"args", {{"name", name}}}});
         events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", d}, {"tid", 0},
                           {"args", {{"sort_index", d}}}});

@@ -10,7 +10,8 @@
 
 namespace shardscope {
 
-/// The trace of `devices` (ascending ids): a process per device named "node N / rank k", a thread per
+/// The trace of `devices` (ascending ids): a process per device named "node N / rank k" (pipelined:
+/// "node N / rank k / stage s"), a thread per
 /// stream, an "X" event per task with args {op, phase, bytes, axes, kind}, flow events joining the
 /// shown participants of each collective, and a "C" counter of memory in use.
 std::string chromeTraceJson(const SimResult& r, const Cluster& cluster, const Mesh& mesh,

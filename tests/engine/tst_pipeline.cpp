@@ -12,6 +12,7 @@
 #include "engine/pipeline/schedule_order.h"
 #include "engine/plans/baselines.h"
 #include "engine/sim/simulator.h"
+#include "engine/sim/trace_export.h"
 #include "engine/util/error.h"
 
 #include <cmath>
@@ -303,6 +304,9 @@ private slots:
                 near(pairs[{d, d + 2}], V * perStep, "activations to the next stage");
                 near(pairs[{d + 2, d}], V * perStep, "gradients to the previous stage");
             }
+            // The trace names each device's stage.
+            const std::string trace = chromeTraceJson(*sim, node(8), mesh, {0, 7});
+            QVERIFY(trace.find("\"node 0 / rank 7 / stage 3\"") != std::string::npos);
             const bool wraps = sched == Schedule::Interleaved;
             QCOMPARE(pairs.count({6, 0}) > 0, wraps);
             QCOMPARE(pairs.count({0, 6}) > 0, wraps);

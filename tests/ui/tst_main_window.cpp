@@ -20,6 +20,8 @@
 #include <QSpinBox>
 #include <QTimer>
 
+#include "compare/compare_model.h"
+#include "compare/compare_view.h"
 #include "graph/graph_items.h"
 #include "graph/graph_view.h"
 #include "timeline/timeline_panel.h"
@@ -277,6 +279,19 @@ private slots:
         QVERIFY(timeline->pointOf(0, first));
         w.showPanel(QStringLiteral("stages"));
 
+        // The inspector names the selected op's stage; Compare splits the bubble from communication:
+        // each plan's step is compute + exposed communication + optimizer + bubble.
+        s->selectOp(*s->state().problem->graph.findOp("lm_head"));
+        QVERIFY2(w.inspector()->details().contains(QStringLiteral("stage <b>3</b> of 4")),
+                 qPrintable(w.inspector()->details()));
+        w.showPanel(QStringLiteral("compare"));
+        QVERIFY(waitSettled(w));
+        QVERIFY(!w.compareView()->model()->rows().empty());
+        for (const ComparedPlan& row : w.compareView()->model()->rows()) {
+            QVERIFY(row.bubble > 0);
+            QVERIFY(std::abs(row.compute + row.exposedComm + row.optimizer + row.bubble - row.stepTime) <= 1e-9 * row.stepTime);
+        }
+        w.showPanel(QStringLiteral("stages"));
         lockCut->setChecked(true);
         QVERIFY(s->state().plan.pipeline.locked);
         s->undoStack()->undo();

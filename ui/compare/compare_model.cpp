@@ -33,6 +33,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
             return r.exposedComm;
         case Optimizer:
             return r.optimizer;
+        case Bubble:
+            return r.bubble;
         case PeakMemory:
             return r.peakMemory;
         case Fits:
@@ -55,6 +57,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
             return seconds(r.exposedComm);
         case Optimizer:
             return seconds(r.optimizer);
+        case Bubble:
+            return r.state.plan.pipeline.active() ? seconds(r.bubble) : QStringLiteral("-");
         case PeakMemory:
             return bytes(r.peakMemory);
         case Fits:
@@ -86,6 +90,8 @@ QVariant CompareModel::headerData(int section, Qt::Orientation orientation, int 
         return tr("Exposed comm.");
     case Optimizer:
         return tr("Optimizer");
+    case Bubble:
+        return tr("Pipeline bubble");
     case PeakMemory:
         return tr("Peak memory");
     case Fits:

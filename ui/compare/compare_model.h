@@ -10,7 +10,7 @@ namespace shardscope::ui {
 class CompareModel final : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Columns { Name, Mesh, StepTime, Compute, ExposedComm, Optimizer, PeakMemory, Fits, ColumnCount };
+    enum Columns { Name, Mesh, StepTime, Compute, ExposedComm, Optimizer, Bubble, PeakMemory, Fits, ColumnCount };
     enum Roles { SortRole = Qt::UserRole + 1 };
 
     /// An empty table.

@@ -151,6 +151,8 @@ void CompareView::showRows() {
     auto* compute = new QBarSet(tr("compute"));
     auto* comm = new QBarSet(tr("exposed communication"));
     auto* optimizer = new QBarSet(tr("optimizer"));
+    auto* bubble = new QBarSet(tr("pipeline bubble"));
+    bubble->setColor(QColor(0xc8ccd6));
     compute->setColor(QColor(0x5b8ff9));
     comm->setColor(QColor(0xe8684a));
     optimizer->setColor(QColor(0xf6bd16));
@@ -162,11 +164,12 @@ void CompareView::showRows() {
         *compute << r.compute / unit;
         *comm << r.exposedComm / unit;
         *optimizer << r.optimizer / unit;
+        *bubble << r.bubble / unit;
         *fits << (r.feasible ? r.peakMemory / 1e9 : 0);
         *overflows << (r.feasible ? 0 : r.peakMemory / 1e9);
     }
     auto* stacked = new QHorizontalStackedBarSeries;
-    stacked->append({compute, comm, optimizer});
+    stacked->append({compute, comm, optimizer, bubble});
     auto* memory = new QHorizontalStackedBarSeries;
     memory->append({fits, overflows});
     timeChart_->addSeries(stacked);

@@ -15,7 +15,9 @@ ComparedPlan measure(std::string name, PlanState state, const SimOptions& option
     row.stepTime = sim->stepTime;
     row.compute = e.computeTime;
     row.optimizer = e.optimizerTime;
-    row.exposedComm = std::max(0.0, sim->stepTime - e.computeTime - e.optimizerTime);
+    const double rest = std::max(0.0, sim->stepTime - e.computeTime - e.optimizerTime);
+    row.bubble = std::min(rest, e.bubbleTime);
+    row.exposedComm = rest - row.bubble;
     row.peakMemory = e.peakMemory;
     row.capacity = e.memoryCapacity;
     row.feasible = e.feasible;

@@ -18,8 +18,9 @@ struct ComparedPlan {
     PlanState state;
     double stepTime = 0;          ///< simulated
     double compute = 0;           ///< forward, backward, recomputation
-    double exposedComm = 0;       ///< simulated step time not covered by compute or the optimizer
+    double exposedComm = 0;       ///< simulated step time not covered by compute, the optimizer or the bubble
     double optimizer = 0;
+    double bubble = 0;            ///< pipelined: the slowest stage's idle time (the analytic figure)
     double peakMemory = 0;
     double capacity = 0;
     bool feasible = true;

@@ -143,6 +143,18 @@ void InspectorPanel::refresh() {
                        .arg(q(opKindName(op.kind)), q(op.block.empty() ? std::string("-") : op.block),
                             q(op.rule.toString()).toHtmlEscaped(), q(strategy.toString(op.rule, mesh)),
                             q(strategyLabel(op, strategy, mesh)));
+    if (const PipelineReport& pipe = s.evaluation->pipeline; pipe.active()) {
+        // Its stage: the figures every op of that stage shares.
+        const StageReport& st = pipe.stages[static_cast<std::size_t>(pipe.stageOfOp[o.index()])];
+        html += tr("<br>stage <b>%1</b> of %2 (model chunk %3): %4 per micro-batch%5, peak %6 with %7 "
+                   "micro-batches in flight")
+                    .arg(st.stage)
+                    .arg(pipe.stages.size())
+                    .arg(s.plan.pipeline.chunkOf[o.index()])
+                    .arg(seconds(st.perMicrobatch()), st.stage == pipe.slowest ? tr(" (the slowest)") : QString(),
+                         bytes(st.peakMemory))
+                    .arg(st.inFlight, 0, 'g', 3);
+    }
     html += QStringLiteral("<table>");
     for (std::size_t k = 0; k < op.inputs.size(); ++k) {
         const Tensor& t = g.tensor(op.inputs[k]);
