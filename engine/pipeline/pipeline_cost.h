@@ -34,6 +34,16 @@ struct StageTransfer {
     std::vector<CollectiveCost> backward;   ///< the gradient's, empty when it needs none
 };
 
+/// What carries `edge`'s tensor across a stage boundary under the producer's `strategy`, in `phase`
+/// (the activation forward, its gradient backward): the send, then the gather on arrival when the
+/// stage's axes hold the tensor replicated; each counted once per micro-batch.
+std::vector<CollectiveCost> boundaryCollectives(const CostModel& model, const Edge& edge, const OpStrategy& producer,
+                                                Phase phase);
+
+/// Seconds per step `edge`'s tensor costs crossing one stage boundary, forward and (if it needs one)
+/// its gradient back.
+double boundaryTime(const CostModel& model, const Edge& edge, const OpStrategy& producer);
+
 /// Every stage transfer of `plan`, in edge order. Assumes plan.pipeline is active.
 std::vector<StageTransfer> stageTransfers(const CostModel& model, const Plan& plan);
 

@@ -3,6 +3,7 @@
 #include "engine/pipeline/pipeline_cost.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace shardscope {
@@ -272,7 +273,12 @@ bool cutGains(const CutProfile& profile, const std::vector<int>& from, const std
               const StepSettings& settings, double capacity) {
     const CutValue a = valueOf(cutStages(profile, from, stages, settings), capacity);
     const CutValue b = valueOf(cutStages(profile, to, stages, settings), capacity);
-    return (b.fits && !a.fits) || (b.fits == a.fits && b.time < a.time * (1 - 1e-9));
+    if (b.fits != a.fits)
+        return b.fits;
+    // The same pace up to rounding (sums in another order): then the per-step work decides.
+    if (std::abs(b.time - a.time) <= 1e-9 * a.time)
+        return b.work < a.work * (1 - 1e-9);
+    return b.time < a.time;
 }
 
 std::vector<int> lockedBlockStages(const Plan& plan, const RepeatedBlocks& blocks) {

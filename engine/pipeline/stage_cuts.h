@@ -71,8 +71,8 @@ std::vector<CutStage> cutStages(const CutProfile& profile, const std::vector<int
 std::optional<std::vector<int>> chooseStageCut(const CutProfile& profile, int stages, const StepSettings& settings,
                                                double capacity, const std::vector<int>& blockStage = {});
 
-/// True when the cut `to` beats `from` on `profile`: a faster slowest stage, or it fits and `from`
-/// does not (what makes a cut worth evaluating in full).
+/// True when the cut `to` beats `from` on `profile`: it fits and `from` does not, or a faster slowest
+/// stage, or the same pace with less per-step work (what makes a cut worth evaluating in full).
 bool cutGains(const CutProfile& profile, const std::vector<int>& from, const std::vector<int>& to, int stages,
               const StepSettings& settings, double capacity);
 

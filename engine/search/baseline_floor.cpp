@@ -63,12 +63,22 @@ void MeshSearch::floor() {
                         continue;
                     Plan& plan = **forCount;
                     plan.settings = c.settings;
-                    const Score score = scorePlan(*c.model, plan, c.graph->folded());
+                    // Pipelined, the expert's strategies on the cut the search would choose for them
+                    // too (Megatron's balanced cut when that is no faster).
+                    Score score;
+                    if (c.layout.active()) {
+                        Scored scored = scoreCut(c, plan);
+                        score = scored.score;
+                        plan.pipeline = std::move(scored.layout);
+                    } else {
+                        score = scorePlan(*c.model, plan, c.graph->folded());
+                    }
                     bounds.emplace_back(s, score.stepTime);
                     if (score.feasible)
                         recordFit(score.stepTime);
                     if (!best_ || preferred(score, best_->score))
                         best_ = CandidatePlan{plan, score, c.graph, SearchAlgorithm::Auto, spec};
+                    plan.pipeline = c.layout;
                 }
             }
         }

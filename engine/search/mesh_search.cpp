@@ -190,29 +190,31 @@ Plan MeshSearch::planOf(const Combo& c, const std::vector<int>& choice, const Pi
     return plan;
 }
 
+MeshSearch::Scored MeshSearch::scoreCut(const Combo& c, Plan plan) const {
+    const auto e = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
+    Scored out{Score{e->stepTime, e->peakMemory, e->feasible}, plan.pipeline, e->stepTime};
+    if (!c.blocks)
+        return out; // the request fixed the cut
+    // The cut for this plan's costs: its slowest stage as fast as the memory allows.
+    const CutProfile profile = cutProfile(*e, plan, *c.blocks, c.settings.microbatches);
+    const auto cut = chooseStageCut(profile, plan.pipeline.stages, c.settings, capacity_, in_.blockStages);
+    if (!cut || !cutGains(profile, plan.pipeline.chunkBlocks, *cut, plan.pipeline.stages, c.settings, capacity_))
+        return out; // no gain the evaluation could confirm
+    plan.pipeline = makePipelineLayout(*c.graph->graph, plan.pipeline.stages, plan.pipeline.virtualStages, *cut);
+    const auto recut = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
+    // Taken when it is faster, or fits where the first cut does not. A cut that only overflows less
+    // but runs slower is not: the combination's bounds (searchBounds_, sweeps) read its time.
+    const Score score{recut->stepTime, recut->peakMemory, recut->feasible};
+    const double fastest = std::min(out.fastest, score.stepTime);
+    if (preferred(score, out.score) && (score.feasible || score.stepTime <= out.score.stepTime))
+        out = Scored{score, plan.pipeline, fastest};
+    out.fastest = fastest;
+    return out;
+}
+
 MeshSearch::Scored MeshSearch::scoreOf(const Combo& c, const std::vector<int>& choice) const {
-    if (c.layout.active()) {
-        Plan plan = planOf(c, choice, c.layout);
-        const auto e = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
-        Scored out{Score{e->stepTime, e->peakMemory, e->feasible}, c.layout, e->stepTime};
-        if (!c.blocks)
-            return out; // the request fixed the cut
-        // The cut for this choice's costs: its slowest stage as fast as the memory allows.
-        const CutProfile profile = cutProfile(*e, plan, *c.blocks, c.settings.microbatches);
-        const auto cut = chooseStageCut(profile, c.layout.stages, c.settings, capacity_, in_.blockStages);
-        if (!cut || !cutGains(profile, c.layout.chunkBlocks, *cut, c.layout.stages, c.settings, capacity_))
-            return out; // no gain the evaluation could confirm
-        plan.pipeline = makePipelineLayout(*c.graph->graph, c.layout.stages, c.layout.virtualStages, *cut);
-        const auto recut = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
-        // Taken when it is faster, or fits where the balanced cut does not. A cut that only overflows
-        // less but runs slower is not: the combination's bounds (searchBounds_, sweeps) read its time.
-        const Score score{recut->stepTime, recut->peakMemory, recut->feasible};
-        const double fastest = std::min(out.fastest, score.stepTime);
-        if (preferred(score, out.score) && (score.feasible || score.stepTime <= out.score.stepTime))
-            out = Scored{score, plan.pipeline, fastest};
-        out.fastest = fastest;
-        return out;
-    }
+    if (c.layout.active())
+        return scoreCut(c, planOf(c, choice, c.layout));
     const SearchProblem& p = *c.problem;
     Scored out{Score{}, c.layout, p.stepTime(choice)};
     out.score.stepTime = out.fastest;

@@ -143,6 +143,9 @@ private:
     };
     /// The plan of `choice` in combination `c` with the stage cut `layout`.
     Plan planOf(const Combo& c, const std::vector<int>& choice, const PipelineLayout& layout) const;
+    /// `plan` (pipelined, of combination `c`) evaluated in full on its cut and, unless the request
+    /// fixed the cut, on the cut chooseStageCut() finds for it: the better of the two.
+    Scored scoreCut(const Combo& c, Plan plan) const;
     /// The step time, peak and fit of `choice` in combination `c`. Pipelined: evaluated in full, on
     /// the combination's cut and, unless the request fixed the cut, on the cut chooseStageCut() finds
     /// for the choice (the faster of the two).

@@ -1,5 +1,6 @@
 #include "engine/search/search_problem.h"
 
+#include "engine/pipeline/pipeline_cost.h"
 #include "engine/util/error.h"
 
 #include <algorithm>
@@ -8,6 +9,36 @@
 #include <unordered_map>
 
 namespace shardscope {
+
+namespace {
+
+/// Pipelined: per block exit op, the edges that carry its output out of its block (one per tensor).
+/// P V - 1 of the L exits send theirs to the next stage every micro-batch, wherever the cut falls, so
+/// each exit's table carries (P V - 1) / L of its sends: exact in total when the exits share their
+/// strategy (folded blocks), an estimate when they differ. Empty without a pipe axis or blocks.
+std::map<std::size_t, std::vector<const Edge*>> blockExits(const CostModel& model, const RepeatedBlocks* folded) {
+    std::map<std::size_t, std::vector<const Edge*>> exits;
+    if (model.mesh().pipelineStages() <= 1)
+        return exits;
+    std::optional<RepeatedBlocks> found;
+    if (!folded)
+        found = findRepeatedBlocks(model.graph());
+    const RepeatedBlocks* blocks = folded ? folded : found ? &*found : nullptr;
+    if (!blocks)
+        return exits;
+    for (int b = 0; b < blocks->count(); ++b)
+        exits[blocks->exit(b).index()];
+    for (const Edge& e : model.edges()) {
+        const auto it = exits.find(e.from.index());
+        if (it == exits.end() || e.parameterShare || blocks->blockOf[e.to.index()] == blocks->blockOf[e.from.index()])
+            continue;
+        if (std::none_of(it->second.begin(), it->second.end(), [&](const Edge* x) { return x->tensor == e.tensor; }))
+            it->second.push_back(&e);
+    }
+    return exits;
+}
+
+} // namespace
 
 namespace {
 
@@ -56,6 +87,9 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
         source[v] = folded ? folded->twin(OpId(v)).index() : v;
     StrategyCache local;
     StrategyCache& valid = strategies ? *strategies : local;
+    const std::map<std::size_t, std::vector<const Edge*>> exits = blockExits(model, folded);
+    const double exitShare = exits.empty() ? 0 : double(model.mesh().pipelineStages() * model.settings().virtualStages - 1) /
+                                                     double(exits.size());
     ops_.resize(n);
     for (std::size_t v = 0; v < n; ++v) {
         if (stop.stop_requested()) {
@@ -88,9 +122,14 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
             if (tables->candidates.empty())
                 throw InputError("op '" + op.name + "': no valid strategy agrees with the axes fixed so far");
         }
+        const auto exit = exits.find(v);
         for (const OpStrategy& s : tables->candidates) {
             const OpCost c = model.opCost(OpId(v), s);
-            tables->time.push_back(weights_.opTime(c));
+            double sends = 0;
+            if (exit != exits.end())
+                for (const Edge* e : exit->second)
+                    sends += exitShare * boundaryTime(model, *e, s);
+            tables->time.push_back(weights_.opTime(c) + weights_.time * sends);
             tables->memory.push_back(weights_.memory(c.memory, c.activationWorkspace));
             tables->transient.push_back(c.transient);
         }

@@ -8,9 +8,11 @@
 #include "engine/builders/builders.h"
 #include "engine/cluster/cluster_presets.h"
 #include "engine/cost/evaluation.h"
+#include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
 #include "engine/search/pipeline_candidates.h"
 #include "engine/search/search.h"
+#include "engine/search/search_problem.h"
 #include "engine/util/error.h"
 
 #include <cmath>
@@ -223,6 +225,105 @@ private slots:
         r.blockStages.assign(8, -1);
         r.blockStages[0] = 3;
         QVERIFY_THROWS_EXCEPTION(InputError, search(r));
+    }
+    void equalsBruteForceOverStrategiesAndCuts_data() {
+        QTest::addColumn<QString>("mesh");
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<double>("memoryFraction");
+        QTest::newRow("pipe=2,data=2 1f1b") << QStringLiteral("pipe=2,data=2") << int(Schedule::OneFOneB) << 0.0;
+        QTest::newRow("pipe=2,model=2 1f1b") << QStringLiteral("pipe=2,model=2") << int(Schedule::OneFOneB) << 0.0;
+        QTest::newRow("pipe=2,model=2 gpipe") << QStringLiteral("pipe=2,model=2") << int(Schedule::GPipe) << 0.0;
+        QTest::newRow("pipe=2,data=2 1f1b, 60% memory") << QStringLiteral("pipe=2,data=2") << int(Schedule::OneFOneB) << 0.6;
+        QTest::newRow("pipe=3,data=2 1f1b") << QStringLiteral("pipe=3,data=2") << int(Schedule::OneFOneB) << 0.0;
+    }
+    void equalsBruteForceOverStrategiesAndCuts() {
+        // A chain of six [4, 256] x [256, 256] matmuls and a loss (the matmuls after the first are the
+        // repeated blocks) on nodes of 2 (one per stage), 4 micro-batches, settings fixed: every
+        // assignment of strategies (the search's candidates per op) with every cut, each evaluated in
+        // full. The searched plan is the fastest that fits; with a memory fraction, the device holds
+        // that share of the fastest plan's peak.
+        QFETCH(QString, mesh);
+        QFETCH(int, schedule);
+        QFETCH(double, memoryFraction);
+        std::string tensors = R"j({"name": "x", "shape": [4, 256], "dtype": "bf16", "role": "input"},
+            {"name": "target", "shape": [4, 256], "dtype": "bf16", "role": "input"},
+            {"name": "loss", "shape": [4], "dtype": "fp32", "role": "activation"})j";
+        std::string ops;
+        for (int i = 0; i < 6; ++i) {
+            const std::string n = std::to_string(i), in = i == 0 ? "x" : "h" + std::to_string(i - 1);
+            tensors += ", {\"name\": \"w" + n + "\", \"shape\": [256, 256], \"dtype\": \"bf16\", \"role\": \"parameter\"}" +
+                       ", {\"name\": \"h" + n + "\", \"shape\": [4, 256], \"dtype\": \"bf16\", \"role\": \"activation\"}";
+            ops += "{\"name\": \"fc" + n + "\", \"kind\": \"matmul\", \"inputs\": [\"" + in + "\", \"w" + n +
+                   "\"], \"outputs\": [\"h" + n + "\"], \"rule\": \"([b,h],[h,f])->([b,f])\", \"block\": \"layer\"}, ";
+        }
+        ops += R"j({"name": "mse", "kind": "mse_loss", "inputs": ["h5", "target"], "outputs": ["loss"],
+            "rule": "([b,h],[b,h])->([b]) {h:local}", "block": "head"})j";
+        const Graph g = parseModelJson(R"j({"format": "shardscope-model", "version": 1, "name": "chain", "tensors": [)j" +
+                                           tensors + R"j(], "ops": [)j" + ops + "]}",
+                                       "chain");
+        const Mesh m = Mesh::parse(mesh.toStdString());
+        const int P = m.pipelineStages();
+        Cluster c = nodes(P, 2);
+        StepSettings s;
+        s.microbatches = 4;
+        s.schedule = static_cast<Schedule>(schedule);
+        const auto blocks = findRepeatedBlocks(g);
+        QVERIFY(blocks && blocks->count() >= 2);
+        const int L = blocks->count();
+        std::vector<std::vector<int>> cuts; // every way to deal L blocks to P stages
+        for (int mask = 0; mask < (1 << (L - 1)); ++mask)
+            if (__builtin_popcount(unsigned(mask)) == P - 1) {
+                std::vector<int> cut{1};
+                for (int b = 1; b < L; ++b)
+                    (mask >> (b - 1) & 1) ? cut.push_back(1) : void(++cut.back());
+                cuts.push_back(cut);
+            }
+        // Every plan's step and peak.
+        std::vector<std::pair<double, double>> plans;
+        {
+            const CostModel model(g, c, m, s);
+            const SearchProblem problem(model, {});
+            std::vector<int> choice(std::size_t(problem.size()), 0);
+            while (true) {
+                Plan plan = Plan::replicated(g.ops().size(), m);
+                plan.settings = s;
+                for (int v = 0; v < problem.size(); ++v)
+                    plan.strategies[std::size_t(v)] = problem.candidates(v)[std::size_t(choice[std::size_t(v)])];
+                for (const std::vector<int>& cut : cuts) {
+                    plan.pipeline = makePipelineLayout(g, P, 1, cut);
+                    const auto e = evaluate(model, plan, nullptr, EvaluationDetail::Score);
+                    plans.emplace_back(e->stepTime, e->peakMemory);
+
+                }
+                int v = 0;
+                while (v < problem.size() && ++choice[std::size_t(v)] == problem.choices(v))
+                    choice[std::size_t(v++)] = 0;
+                if (v == problem.size())
+                    break;
+            }
+        }
+        if (memoryFraction > 0)
+            c.device.memoryBytes = memoryFraction * std::min_element(plans.begin(), plans.end())->second;
+        double best = std::numeric_limits<double>::infinity();
+        for (const auto& [time, peak] : plans)
+            if (peak <= c.device.memoryBytes)
+                best = std::min(best, time);
+        QVERIFY(plans.size() > 10000);
+        QVERIFY(best < std::numeric_limits<double>::infinity());
+        SearchRequest r;
+        r.graph = &g;
+        r.cluster = &c;
+        r.mesh = m;
+        r.settings = s;
+        r.threads = 1;
+        r.algorithm = SearchAlgorithm::Pase; // unfolded: every op its own choice, as enumerated
+        const auto result = search(r);
+        QVERIFY(result->evaluation->feasible);
+        QVERIFY2(std::abs(result->evaluation->stepTime / best - 1) <= 1e-9,
+                 qPrintable(QStringLiteral("search %1 s, brute force %2 s over %3 plans")
+                                .arg(result->evaluation->stepTime, 0, 'g', 12)
+                                .arg(best, 0, 'g', 12)
+                                .arg(plans.size())));
     }
     void aPipeMeshWithTooFewBlocksIsRefused() {
         const ModelParams p = gpt(64);
