@@ -55,6 +55,20 @@ std::vector<int> parseChunkRanges(const std::string& text, int blocks) {
 }
 
 PipelineLayout makePipelineLayout(const Graph& graph, int stages, int virtualStages, std::vector<int> chunkBlocks) {
+    if (stages <= 1 && virtualStages <= 1) {
+        PipelineLayout layout;
+        layout.stages = stages;
+        layout.virtualStages = virtualStages;
+        return layout;
+    }
+    const auto blocks = findRepeatedBlocks(graph);
+    if (!blocks)
+        throw InputError("pipeline: model '" + graph.name + "' has no repeated blocks (layers) to cut into stages");
+    return makePipelineLayout(graph, *blocks, stages, virtualStages, std::move(chunkBlocks));
+}
+
+PipelineLayout makePipelineLayout(const Graph& graph, const RepeatedBlocks& blocks, int stages, int virtualStages,
+                                  std::vector<int> chunkBlocks) {
     PipelineLayout layout;
     layout.stages = stages;
     layout.virtualStages = virtualStages;
@@ -62,12 +76,9 @@ PipelineLayout makePipelineLayout(const Graph& graph, int stages, int virtualSta
         return layout;
     if (virtualStages < 1)
         throw InputError("--virtual-stages must be at least 1");
-    const auto blocks = findRepeatedBlocks(graph);
-    if (!blocks)
-        throw InputError("pipeline: model '" + graph.name + "' has no repeated blocks (layers) to cut into stages");
     const int chunks = layout.chunks();
     if (chunkBlocks.empty())
-        chunkBlocks = balancedChunkBlocks(blocks->count(), chunks);
+        chunkBlocks = balancedChunkBlocks(blocks.count(), chunks);
     if (int(chunkBlocks.size()) != chunks)
         throw InputError("--stages: " + std::to_string(chunkBlocks.size()) + " ranges for " + std::to_string(chunks) +
                          " model chunks (pipe " + std::to_string(stages) + " x virtual stages " +
@@ -75,9 +86,9 @@ PipelineLayout makePipelineLayout(const Graph& graph, int stages, int virtualSta
     for (int n : chunkBlocks)
         if (n < 1)
             throw InputError("--stages: every model chunk needs at least one block");
-    if (std::accumulate(chunkBlocks.begin(), chunkBlocks.end(), 0) != blocks->count())
+    if (std::accumulate(chunkBlocks.begin(), chunkBlocks.end(), 0) != blocks.count())
         throw InputError("--stages: the chunks hold " + std::to_string(std::accumulate(chunkBlocks.begin(), chunkBlocks.end(), 0)) +
-                         " blocks but the model has " + std::to_string(blocks->count()));
+                         " blocks but the model has " + std::to_string(blocks.count()));
     layout.chunkBlocks = std::move(chunkBlocks);
     std::vector<int> chunkOfBlock;
     for (int c = 0; c < chunks; ++c)
@@ -86,10 +97,10 @@ PipelineLayout makePipelineLayout(const Graph& graph, int stages, int virtualSta
     layout.chunkOf.assign(graph.ops().size(), 0);
     bool pastRegion = false;
     for (OpId o : graph.topoOrder()) {
-        const int b = blocks->blockOf[o.index()];
+        const int b = blocks.blockOf[o.index()];
         if (b >= 0) {
             layout.chunkOf[o.index()] = chunkOfBlock[std::size_t(b)];
-            pastRegion = b == blocks->count() - 1 || pastRegion;
+            pastRegion = b == blocks.count() - 1 || pastRegion;
         } else {
             layout.chunkOf[o.index()] = pastRegion ? chunks - 1 : 0;
         }

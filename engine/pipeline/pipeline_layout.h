@@ -52,4 +52,8 @@ std::vector<int> parseChunkRanges(const std::string& text, int blocks);
 PipelineLayout makePipelineLayout(const Graph& graph, int stages, int virtualStages,
                                   std::vector<int> chunkBlocks = {});
 
+/// The same with the graph's repeated blocks found already (searches cut one graph many times).
+PipelineLayout makePipelineLayout(const Graph& graph, const RepeatedBlocks& blocks, int stages, int virtualStages,
+                                  std::vector<int> chunkBlocks = {});
+
 } // namespace shardscope

@@ -27,7 +27,8 @@ void add(CutSegment& to, const CutSegment& s) {
 /// (composePipeline()).
 CutStage figures(const CutSegment& sum, double sends, int blocks, int totalBlocks, double inFlight) {
     const double oneBlock = blocks > 0 ? sum.workspace * totalBlocks / blocks : 0;
-    return CutStage{sum.time + sends, sum.work, sum.statics + sum.activations * inFlight + oneBlock + sum.buffers};
+    const double floor = sum.statics + sum.activations * inFlight + sum.buffers;
+    return CutStage{sum.time + sends, sum.work, floor + oneBlock, floor};
 }
 
 /// Fits first, then the least slowest stage, then the least work; when nothing fits, the least memory.
@@ -69,7 +70,10 @@ bool keepsLocks(const std::vector<int>& chunkBlocks, int stages, const std::vect
 }
 
 /// One chunk per stage: the bottleneck programme over block boundaries. `cost(s, i, j)` is stage s
-/// holding blocks i..j-1 (infinity: not allowed); the cut minimising the largest cost, or nullopt.
+/// holding blocks i..j-1 as {value (infinity: not allowed), floor}, where the floor never exceeds the
+/// value and never falls as the range grows (i falls): once it reaches the best found for (s, j), no
+/// longer range can do better, so the scan stops there (O(L^2) in all instead of O(P L^2) when the
+/// stages balance). The cut minimising the largest value, or nullopt.
 template <class Cost>
 std::optional<std::vector<int>> bottleneckCut(int P, int L, const std::vector<int>& blockStage, Cost cost) {
     const std::size_t width = std::size_t(L) + 1;
@@ -86,9 +90,12 @@ std::optional<std::vector<int>> bottleneckCut(int P, int L, const std::vector<in
                 if (s == 0 && i > 0)
                     continue; // stage 0 starts at block 0
                 const double before = s == 0 ? 0 : at(s - 1, i);
+                const auto [value, floor] = cost(s, i, j);
+                if (floor >= at(s, j))
+                    break;
                 if (before == kInf)
                     continue;
-                const double v = std::max(before, cost(s, i, j));
+                const double v = std::max(before, value);
                 if (v < at(s, j)) {
                     at(s, j) = v;
                     from[std::size_t(s) * width + std::size_t(j)] = i;
@@ -151,12 +158,17 @@ std::optional<std::vector<int>> contiguousCut(const CutProfile& p, int P, const 
         return figures(sum, sends, j - i, L, inFlight[std::size_t(s)]);
     };
     // Pass 1: the least slowest stage among cuts that fit.
+    // Time, work and the memory floor are sums (and a maximum) over the range: they only grow with
+    // it, so they bound every longer range; a range whose floor overflows has no longer one that fits.
     const auto fastest = bottleneckCut(P, L, blockStage, [&](int s, int i, int j) {
         const CutStage f = stage(s, i, j);
-        return f.memory <= capacity ? f.time : kInf;
+        return std::pair{f.memory <= capacity ? f.time : kInf, f.memoryFloor > capacity ? kInf : f.time};
     });
     if (!fastest) // nothing fits: the least peak
-        return bottleneckCut(P, L, blockStage, [&](int s, int i, int j) { return stage(s, i, j).memory; });
+        return bottleneckCut(P, L, blockStage, [&](int s, int i, int j) {
+            const CutStage f = stage(s, i, j);
+            return std::pair{f.memory, f.memoryFloor};
+        });
     double pace = 0;
     for (int s = 0, i = 0; s < P; i += (*fastest)[std::size_t(s)], ++s)
         pace = std::max(pace, stage(s, i, i + (*fastest)[std::size_t(s)]).time);
@@ -164,7 +176,7 @@ std::optional<std::vector<int>> contiguousCut(const CutProfile& p, int P, const 
     const double slack = pace * (1 + 1e-12);
     const auto lighter = bottleneckCut(P, L, blockStage, [&](int s, int i, int j) {
         const CutStage f = stage(s, i, j);
-        return f.memory <= capacity && f.time <= slack ? f.work : kInf;
+        return std::pair{f.memory <= capacity && f.time <= slack ? f.work : kInf, f.time <= slack ? f.work : kInf};
     });
     return lighter ? lighter : fastest;
 }

@@ -54,6 +54,7 @@ struct CutStage {
     double time = 0;    ///< seconds per micro-batch (StageReport::perMicrobatch())
     double work = 0;    ///< seconds per step (StageReport::stepWork)
     double memory = 0;  ///< peak bytes per device (StageReport::peakMemory)
+    double memoryFloor = 0; ///< of memory, all but the recompute working set: it only grows with the stage
 };
 
 /// The profile of `plan` (pipelined) from its evaluation `e`; `blocks` are the graph's repeated blocks.

@@ -57,15 +57,22 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
                            : std::make_unique<CostModel>(*slot->graph->graph, *in_.cluster, mesh_, s, comm_);
         const RepeatedBlocks* folded = slot->graph->folded();
         if (mesh_.pipelineStages() > 1) {
-            // The same graph (micro-batch count) has the same cut: found once.
+            // The same graph (micro-batch count) has the same blocks and starting cut: found once.
             for (const auto& [key, other] : combos_)
-                if (other.get() != slot.get() && other->graph == slot->graph && other->layout.active())
+                if (other.get() != slot.get() && other->graph == slot->graph && other->layout.active()) {
                     slot->layout = other->layout;
+                    slot->blocks = other->blocks;
+                }
+            if (!slot->blocks) {
+                auto found = slot->graph->blocks ? slot->graph->blocks : findRepeatedBlocks(*slot->graph->graph);
+                if (!found)
+                    throw InputError("pipeline: model '" + slot->graph->graph->name +
+                                     "' has no repeated blocks (layers) to cut into stages");
+                slot->blocks = std::make_shared<const RepeatedBlocks>(std::move(*found));
+            }
             if (!slot->layout.active())
-                slot->layout = makePipelineLayout(*slot->graph->graph, mesh_.pipelineStages(), s.virtualStages,
-                                                  startingCut(*slot->graph->graph, s));
-            if (in_.stageCut.empty())
-                slot->blocks = findRepeatedBlocks(*slot->graph->graph);
+                slot->layout = makePipelineLayout(*slot->graph->graph, *slot->blocks, mesh_.pipelineStages(),
+                                                  s.virtualStages, startingCut(*slot->blocks, s));
         }
         slot->twin.resize(slot->graph->graph->ops().size());
         for (std::size_t v = 0; v < slot->twin.size(); ++v)
@@ -157,14 +164,13 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
     return s;
 }
 
-std::vector<int> MeshSearch::startingCut(const Graph& graph, const StepSettings& s) const {
+std::vector<int> MeshSearch::startingCut(const RepeatedBlocks& blocks, const StepSettings& s) const {
     if (!in_.stageCut.empty())
         return in_.stageCut;
     if (in_.blockStages.empty())
         return {}; // balanced
     // The most even cut that keeps every locked op on its stage.
-    const auto blocks = findRepeatedBlocks(graph);
-    const int L = blocks ? blocks->count() : 0;
+    const int L = blocks.count();
     const auto cut = chooseStageCut(uniformProfile(L), mesh_.pipelineStages(), s,
                                     std::numeric_limits<double>::infinity(), in_.blockStages);
     if (!cut)
@@ -193,14 +199,27 @@ Plan MeshSearch::planOf(const Combo& c, const std::vector<int>& choice, const Pi
 MeshSearch::Scored MeshSearch::scoreCut(const Combo& c, Plan plan) const {
     const auto e = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
     Scored out{Score{e->stepTime, e->peakMemory, e->feasible}, plan.pipeline, e->stepTime};
-    if (!c.blocks)
+    if (!in_.stageCut.empty())
         return out; // the request fixed the cut
+    if (e->feasible) {
+        // No cut runs the stages faster than perfectly balanced: m sum/P + (sum - sum/P)/V'. When that
+        // cannot win, or the stages are balanced already, no cut is worth choosing.
+        double sum = 0, most = 0;
+        for (const StageReport& st : e->pipeline.stages) {
+            sum += st.perMicrobatch();
+            most = std::max(most, st.perMicrobatch());
+        }
+        const double P = double(e->pipeline.stages.size()), m = c.settings.microbatches;
+        const double V = c.settings.schedule == Schedule::Interleaved ? c.settings.virtualStages : 1;
+        if (cannotWin(m * sum / P + (sum - sum / P) / V) || most <= sum / P * (1 + 1e-3))
+            return out;
+    }
     // The cut for this plan's costs: its slowest stage as fast as the memory allows.
     const CutProfile profile = cutProfile(*e, plan, *c.blocks, c.settings.microbatches);
     const auto cut = chooseStageCut(profile, plan.pipeline.stages, c.settings, capacity_, in_.blockStages);
     if (!cut || !cutGains(profile, plan.pipeline.chunkBlocks, *cut, plan.pipeline.stages, c.settings, capacity_))
         return out; // no gain the evaluation could confirm
-    plan.pipeline = makePipelineLayout(*c.graph->graph, plan.pipeline.stages, plan.pipeline.virtualStages, *cut);
+    plan.pipeline = makePipelineLayout(*c.graph->graph, *c.blocks, plan.pipeline.stages, plan.pipeline.virtualStages, *cut);
     const auto recut = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
     // Taken when it is faster, or fits where the first cut does not. A cut that only overflows less
     // but runs slower is not: the combination's bounds (searchBounds_, sweeps) read its time.

@@ -118,7 +118,7 @@ private:
         std::shared_ptr<const GraphVariant> graph;
         std::unique_ptr<CostModel> model;
         PipelineLayout layout;                ///< on a mesh with a pipe axis: the fixed cut, else the balanced one (one keeping locked ops' stages)
-        std::optional<RepeatedBlocks> blocks; ///< its graph's blocks, when the search chooses the cut
+        std::shared_ptr<const RepeatedBlocks> blocks; ///< pipelined: its graph's blocks (shared by its graph's combinations)
         std::vector<std::size_t> twin;        ///< per op: the op whose strategy it repeats (itself outside blocks 3..L)
         std::unique_ptr<SearchProblem> problem;
         SearchAlgorithm solver = SearchAlgorithm::Auto;
@@ -132,7 +132,7 @@ private:
     Combo& combo(const StepSettings& settings);
     /// The cut a pipelined combination starts from: the request's fixed cut, else balanced (empty),
     /// else with locked ops the most even cut keeping them on their stages (InputError when none does).
-    std::vector<int> startingCut(const Graph& graph, const StepSettings& settings) const;
+    std::vector<int> startingCut(const RepeatedBlocks& blocks, const StepSettings& settings) const;
     SearchProblem& problemOf(Combo& c);
     Solution solve(const SearchProblem& problem, Combo& c, double lambda);
     /// A choice's figures and the stage cut they are for.

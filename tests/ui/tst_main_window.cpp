@@ -291,6 +291,28 @@ private slots:
             QVERIFY(row.bubble > 0);
             QVERIFY(std::abs(row.compute + row.exposedComm + row.optimizer + row.bubble - row.stepTime) <= 1e-9 * row.stepTime);
         }
+        // Overriding an op inside a stage re-costs the pipeline; undo restores it.
+        {
+            const OpId q = *s->state().problem->graph.findOp("layers.2.attn.q");
+            const Op& qop = s->state().problem->graph.op(q);
+            const OpStrategy before = s->state().plan.strategies[q.index()];
+            const double step = s->state().evaluation->stepTime;
+            std::optional<OpStrategy> other;
+            for (const OpStrategy& candidate : enumerateStrategies(qop, s->state().plan.mesh))
+                if (!(candidate == before))
+                    other = candidate;
+            QVERIFY(other);
+            s->overrideStrategy(q, *other);
+            QVERIFY(waitSettled(w));
+            QCOMPARE(s->state().plan.strategies[q.index()], *other);
+            QVERIFY(s->state().evaluation->pipeline.active());
+            QCOMPARE(s->state().evaluation->pipeline.stageOfOp[q.index()], 1);
+            QVERIFY(s->state().evaluation->stepTime != step);
+            s->undoStack()->undo();
+            QVERIFY(waitSettled(w));
+            QCOMPARE(s->state().plan.strategies[q.index()], before);
+            QCOMPARE(s->state().evaluation->stepTime, step);
+        }
         w.showPanel(QStringLiteral("stages"));
         lockCut->setChecked(true);
         QVERIFY(s->state().plan.pipeline.locked);
