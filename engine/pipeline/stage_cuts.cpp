@@ -113,7 +113,7 @@ std::optional<std::vector<int>> bottleneckCut(int P, int L, const std::vector<in
 }
 
 std::optional<std::vector<int>> contiguousCut(const CutProfile& p, int P, const StepSettings& settings, double capacity,
-                                              const std::vector<int>& blockStage) {
+                                              const std::vector<int>& blockStage, bool closest) {
     const int L = int(p.blocks.size());
     std::vector<CutSegment> prefix(static_cast<std::size_t>(L) + 1);
     for (int b = 0; b < L; ++b) {
@@ -164,6 +164,8 @@ std::optional<std::vector<int>> contiguousCut(const CutProfile& p, int P, const 
         const CutStage f = stage(s, i, j);
         return std::pair{f.memory <= capacity ? f.time : kInf, f.memoryFloor > capacity ? kInf : f.time};
     });
+    if (!fastest && !closest)
+        return std::nullopt;
     if (!fastest) // nothing fits: the least peak
         return bottleneckCut(P, L, blockStage, [&](int s, int i, int j) {
             const CutStage f = stage(s, i, j);
@@ -182,7 +184,7 @@ std::optional<std::vector<int>> contiguousCut(const CutProfile& p, int P, const 
 }
 
 std::optional<std::vector<int>> interleavedCut(const CutProfile& p, int P, const StepSettings& settings,
-                                               double capacity, const std::vector<int>& blockStage) {
+                                               double capacity, const std::vector<int>& blockStage, bool closest) {
     const int L = int(p.blocks.size());
     const int chunks = P * settings.virtualStages;
     const int span = 2 * (L / chunks) + 1;
@@ -205,7 +207,7 @@ std::optional<std::vector<int>> interleavedCut(const CutProfile& p, int P, const
                 bestValue = v;
             }
         }
-    return best;
+    return best && (bestValue.fits || closest) ? best : std::nullopt;
 }
 
 } // namespace
@@ -273,12 +275,12 @@ std::vector<CutStage> cutStages(const CutProfile& profile, const std::vector<int
 }
 
 std::optional<std::vector<int>> chooseStageCut(const CutProfile& profile, int stages, const StepSettings& settings,
-                                               double capacity, const std::vector<int>& blockStage) {
+                                               double capacity, const std::vector<int>& blockStage, bool closest) {
     const int V = settings.schedule == Schedule::Interleaved ? settings.virtualStages : 1;
     if (int(profile.blocks.size()) < stages * V)
         return std::nullopt;
-    return V == 1 ? contiguousCut(profile, stages, settings, capacity, blockStage)
-                  : interleavedCut(profile, stages, settings, capacity, blockStage);
+    return V == 1 ? contiguousCut(profile, stages, settings, capacity, blockStage, closest)
+                  : interleavedCut(profile, stages, settings, capacity, blockStage, closest);
 }
 
 bool cutGains(const CutProfile& profile, const std::vector<int>& from, const std::vector<int>& to, int stages,

@@ -68,9 +68,11 @@ std::vector<CutStage> cutStages(const CutProfile& profile, const std::vector<int
                                 const StepSettings& settings);
 
 /// The cut (blocks per chunk, P x V entries) as the header describes, or nullopt when no cut keeps
-/// every block of `blockStage` (per block: the stage it must stay on, or -1) on its stage.
+/// every block of `blockStage` (per block: the stage it must stay on, or -1) on its stage, or, without
+/// `closest`, when no cut fits (rather than the one closest to fitting).
 std::optional<std::vector<int>> chooseStageCut(const CutProfile& profile, int stages, const StepSettings& settings,
-                                               double capacity, const std::vector<int>& blockStage = {});
+                                               double capacity, const std::vector<int>& blockStage = {},
+                                               bool closest = true);
 
 /// True when the cut `to` beats `from` on `profile`: it fits and `from` does not, or a faster slowest
 /// stage, or the same pace with less per-step work (what makes a cut worth evaluating in full).

@@ -216,7 +216,8 @@ MeshSearch::Scored MeshSearch::scoreCut(const Combo& c, Plan plan) const {
     }
     // The cut for this plan's costs: its slowest stage as fast as the memory allows.
     const CutProfile profile = cutProfile(*e, plan, *c.blocks, c.settings.microbatches);
-    const auto cut = chooseStageCut(profile, plan.pipeline.stages, c.settings, capacity_, in_.blockStages);
+    // A cut that does not fit is taken only when faster, never for fitting better: none is asked for.
+    const auto cut = chooseStageCut(profile, plan.pipeline.stages, c.settings, capacity_, in_.blockStages, false);
     if (!cut || !cutGains(profile, plan.pipeline.chunkBlocks, *cut, plan.pipeline.stages, c.settings, capacity_))
         return out; // no gain the evaluation could confirm
     plan.pipeline = makePipelineLayout(*c.graph->graph, *c.blocks, plan.pipeline.stages, plan.pipeline.virtualStages, *cut);
