@@ -46,6 +46,9 @@ std::string usageText() {
            "                                                   why this op is split as it is\n"
            "  shardscope-cli simulate ... --strategy NAME|PLAN.json\n"
            "                 [--trace out.json] [--events out.json] [--devices all|0-7,64] [--json]\n"
+           "  shardscope-cli export --format megatron --model ... --cluster ... [--mesh ...] --strategy NAME|PLAN.json\n"
+           "                 [--out FILE]      the plan as Megatron-LM arguments (refused, naming the ops, when\n"
+           "                 Megatron cannot express it)\n"
            "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--fit device|links|NAME,...]\n"
            "                 [--out C2.cluster.json] [--json]\n"
            "                 fit the cluster's efficiencies to measured step times (least squares)\n"
@@ -65,9 +68,10 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         return o;
     }
     if (o.command != "models" && o.command != "clusters" && o.command != "evaluate" && o.command != "search" &&
-        o.command != "bench" && o.command != "simulate" && o.command != "explain" && o.command != "calibrate")
+        o.command != "bench" && o.command != "simulate" && o.command != "explain" && o.command != "calibrate" &&
+        o.command != "export")
         throw InputError("unknown command '" + o.command +
-                         "' (models, clusters, evaluate, search, simulate, explain, bench, calibrate)");
+                         "' (models, clusters, evaluate, search, simulate, explain, export, bench, calibrate)");
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -134,8 +138,12 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
                 throw InputError("--optimizer " + v + ": expected adam or sgd");
         } else if (a == "--measurements" && o.command == "calibrate")
             o.measurements = value();
-        else if (a == "--out" && o.command == "calibrate")
+        else if (a == "--out" && (o.command == "calibrate" || o.command == "export")) {
             o.out = value();
+            if (o.out.empty())
+                throw InputError("--out: expected a file name");
+        } else if (a == "--format" && o.command == "export")
+            o.exportFormat = value();
         else if (a == "--fit" && o.command == "calibrate") {
             const std::string& v = value();
             std::size_t from = 0;
@@ -221,7 +229,10 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         throw InputError("explain: --op NAME is required");
     if (o.command == "explain" && !planGiven)
         throw InputError("explain: --plan PLAN.json (or a baseline name) is required");
-    if (o.command == "evaluate" || o.command == "search" || o.command == "simulate" || o.command == "explain") {
+    if (o.command == "export" && o.exportFormat.empty())
+        throw InputError("export: --format megatron is required");
+    if (o.command == "evaluate" || o.command == "search" || o.command == "simulate" || o.command == "explain" ||
+        o.command == "export") {
         if (o.scenario.model.spec.empty())
             throw InputError(o.command + ": --model is required");
         if (o.scenario.cluster.empty())

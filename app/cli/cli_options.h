@@ -28,7 +28,8 @@ struct CliOptions {
     std::string tacticsPath;     ///< search: --tactics FILE.tactics.json
     std::string explainOp;       ///< explain: --op NAME
     std::string measurements;    ///< calibrate: --measurements M.json
-    std::string out;             ///< calibrate: --out C2.cluster.json
+    std::string out;             ///< calibrate: --out C2.cluster.json; export: --out FILE
+    std::string exportFormat;    ///< export: --format megatron
     std::vector<std::string> fit; ///< calibrate: --fit device,links,NAME...; empty: every parameter
 };
 

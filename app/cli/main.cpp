@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
             return cli::runCalibrate(options, std::cout);
         if (options.command == "explain")
             return cli::runExplain(options, std::cout);
+        if (options.command == "export")
+            return cli::runExport(options, std::cout);
         return cli::runEvaluate(options, std::cout);
     } catch (const InputError& e) {
         std::cerr << "shardscope-cli: " << e.what() << "\n";

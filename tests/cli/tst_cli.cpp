@@ -213,6 +213,36 @@ private slots:
         QVERIFY2(bad.err.contains("--stages"), bad.err.constData());
         QFile::remove(path);
     }
+    void exportsMegatronArguments() {
+        // gpt3-175b's PTD-P plan as Megatron-LM arguments in a file; another framework's format and a
+        // plan Megatron cannot express exit 2 with the reason.
+        const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-export.sh"));
+        QFile::remove(path);
+        const QStringList model{QStringLiteral("--model"), QStringLiteral("gpt3-175b"), QStringLiteral("--cluster"),
+                                QStringLiteral("dgx-a100"), QStringLiteral("--nodes"), QStringLiteral("128")};
+        const Run r = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("megatron")} + model +
+                          QStringList{QStringLiteral("--mesh"), QStringLiteral("pipe=8,data=16,model=8"), QStringLiteral("--strategy"),
+                                      QStringLiteral("megatron-sp+zero1"), QStringLiteral("--microbatches"), QStringLiteral("96"),
+                                      QStringLiteral("--out"), path});
+        QCOMPARE(r.exitCode, 0);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        for (const char* flag : {"--tensor-model-parallel-size 8 \\\n", "--pipeline-model-parallel-size 8 \\\n",
+                                 "--sequence-parallel", "--use-distributed-optimizer", "--micro-batch-size 1 \\\n",
+                                 "--global-batch-size 1536"})
+            QVERIFY2(text.contains(flag), flag);
+        const Run other = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("torchtitan")} +
+                              model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8")});
+        QCOMPARE(other.exitCode, 2);
+        QVERIFY2(other.err.contains("megatron"), other.err.constData());
+        const Run zero3 = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("megatron")} +
+                              model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8"),
+                                                  QStringLiteral("--strategy"), QStringLiteral("megatron+zero3")});
+        QCOMPARE(zero3.exitCode, 2);
+        QVERIFY2(zero3.err.contains("ZeRO-3"), zero3.err.constData());
+        QFile::remove(path);
+    }
     void searchKeepsLocksFromAPlan() {
         // Lock fc1 of a 2-layer MLP replicated: the search keeps it although splitting is better.
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-lock.plan.json"));

@@ -1,0 +1,147 @@
+#include "engine/export/megatron_args.h"
+
+#include "engine/ir/repeated_blocks.h"
+#include "engine/plans/baselines.h"
+#include "engine/util/error.h"
+
+#include <algorithm>
+#include <set>
+
+namespace shardscope {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& why) { throw InputError("megatron export: " + why); }
+
+/// The Megatron pattern whose strategies `plan` has: "megatron-sp", "megatron" or "dp"; else refuses
+/// naming the ops that differ from the closest.
+std::string patternOf(const Graph& graph, const Plan& plan, bool tensorParallel) {
+    const std::vector<std::string> patterns =
+        tensorParallel ? std::vector<std::string>{"megatron-sp", "megatron"} : std::vector<std::string>{"dp"};
+    std::vector<std::size_t> closest;
+    std::string closestPattern;
+    std::vector<OpStrategy> closestStrategies;
+    for (const std::string& pattern : patterns) {
+        const Plan b = baselinePlan(graph, plan.mesh, pattern, plan.settings, nullptr, &plan.pipeline);
+        std::vector<std::size_t> differ;
+        for (std::size_t o = 0; o < plan.strategies.size(); ++o)
+            if (!(plan.strategies[o] == b.strategies[o]))
+                differ.push_back(o);
+        if (differ.empty())
+            return pattern;
+        if (closestPattern.empty() || differ.size() < closest.size()) {
+            closest = differ;
+            closestPattern = pattern;
+            closestStrategies = b.strategies;
+        }
+    }
+    std::string list;
+    for (std::size_t k = 0; k < closest.size() && k < 5; ++k) {
+        const Op& op = graph.ops()[closest[k]];
+        list += (k ? "; " : "") + op.name + " is " + plan.strategies[closest[k]].toString(op.rule, plan.mesh) +
+                ", Megatron's " + closestStrategies[closest[k]].toString(op.rule, plan.mesh);
+    }
+    refuse(std::to_string(closest.size()) + " ops differ from Megatron-LM's " + closestPattern + " layout on " +
+           plan.mesh.toString() + ": " + list + (closest.size() > 5 ? "; ..." : ""));
+}
+
+/// Transformer layers per repeated block; refuses when the blocks are not whole layers.
+int layersPerBlock(const Graph& graph, const RepeatedBlocks& blocks) {
+    // An op of layer N sits in block "layers.N" or a part of it ("layers.N.attn").
+    std::set<std::string> layers;
+    for (const Op& op : graph.ops())
+        if (op.block.rfind("layers.", 0) == 0)
+            layers.insert(op.block.substr(0, op.block.find('.', 7)));
+    if (layers.empty() || int(layers.size()) % blocks.count() != 0)
+        refuse("the model's repeated blocks are not whole transformer layers (" + std::to_string(blocks.count()) +
+               " blocks, " + std::to_string(layers.size()) + " layers)");
+    return int(layers.size()) / blocks.count();
+}
+
+/// The pipeline flags of `plan`'s cut.
+void addPipeline(const Graph& graph, const Plan& plan, MegatronArguments& args) {
+    const PipelineLayout& cut = plan.pipeline;
+    args.emplace_back("--pipeline-model-parallel-size", std::to_string(cut.stages));
+    if (plan.settings.schedule == Schedule::GPipe)
+        refuse("the plan runs GPipe; Megatron-LM runs 1F1B or the interleaved schedule");
+    const auto blocks = findRepeatedBlocks(graph);
+    if (!blocks)
+        refuse("the model has no repeated layers to cut");
+    const int per = layersPerBlock(graph, *blocks);
+    const std::vector<int>& n = cut.chunkBlocks;
+    const bool even = std::all_of(n.begin(), n.end(), [&](int k) { return k == n.front(); });
+    if (cut.virtualStages > 1) {
+        if (!even)
+            refuse("an interleaved schedule over uneven chunks (" + cut.rangesText() + "); Megatron-LM's "
+                   "--num-layers-per-virtual-pipeline-stage needs equal ones");
+        args.emplace_back("--num-layers-per-virtual-pipeline-stage", std::to_string(n.front() * per));
+        return;
+    }
+    if (even)
+        return;
+    // Uneven: the first and last stage's layer counts, the others equal (Megatron's rule).
+    const bool middleEven = n.size() <= 2 || std::all_of(n.begin() + 1, n.end() - 1, [&](int k) { return k == n[1]; });
+    if (!middleEven)
+        refuse("the cut " + cut.rangesText() + " varies between middle stages; Megatron-LM sets only the first "
+               "and last stage's layers");
+    const int middle = n.size() > 2 ? n[1] : -1;
+    if (n.front() != middle)
+        args.emplace_back("--decoder-first-pipeline-num-layers", std::to_string(n.front() * per));
+    if (n.back() != middle)
+        args.emplace_back("--decoder-last-pipeline-num-layers", std::to_string(n.back() * per));
+}
+
+} // namespace
+
+MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int globalBatch) {
+    const Mesh& mesh = plan.mesh;
+    for (const MeshAxis& a : mesh.axes)
+        if (a.name != "pipe" && a.name != "data" && a.name != "model")
+            refuse("mesh axis '" + a.name + "' (" + mesh.toString() + "): only pipe, data and model axes map to "
+                   "Megatron-LM's pipeline, data and tensor parallelism here");
+    const auto degree = [&](const char* name) { return mesh.find(name) ? mesh.size(*mesh.find(name)) : 1; };
+    const int tp = degree("model"), dp = degree("data");
+    MegatronArguments args;
+    const std::string pattern = patternOf(graph, plan, tp > 1);
+    args.emplace_back("--tensor-model-parallel-size", std::to_string(tp));
+    if (pattern == "megatron-sp")
+        args.emplace_back("--sequence-parallel", "");
+    if (plan.pipeline.active())
+        addPipeline(graph, plan, args);
+    const StepSettings& s = plan.settings;
+    if (s.zeroStage >= 2)
+        refuse("ZeRO-" + std::to_string(s.zeroStage) + " has no Megatron-LM flag (its distributed optimizer is "
+               "ZeRO-1); export to deepspeed or torchtitan");
+    if (s.zeroStage == 1)
+        args.emplace_back("--use-distributed-optimizer", "");
+    if (s.recompute == Recompute::Full) {
+        args.emplace_back("--recompute-granularity", "full");
+        args.emplace_back("--recompute-method", "uniform");
+        args.emplace_back("--recompute-num-layers", "1");
+    } else if (s.recompute == Recompute::Selective) {
+        args.emplace_back("--recompute-granularity", "selective");
+    }
+    const long long replicas = static_cast<long long>(dp) * s.microbatches;
+    if (globalBatch <= 0 || globalBatch % replicas != 0)
+        refuse("a global batch of " + std::to_string(globalBatch) + " does not deal into " + std::to_string(dp) +
+               " data-parallel replicas x " + std::to_string(s.microbatches) + " micro-batches");
+    args.emplace_back("--micro-batch-size", std::to_string(globalBatch / replicas));
+    args.emplace_back("--global-batch-size", std::to_string(globalBatch));
+    if (s.overlap && dp > 1) {
+        args.emplace_back("--overlap-grad-reduce", "");
+        if (s.zeroStage == 1)
+            args.emplace_back("--overlap-param-gather", "");
+    }
+    if (s.tpOverlap != TpOverlap::Off && tp > 1)
+        args.emplace_back("--tp-comm-overlap", "");
+    return args;
+}
+
+std::string megatronCommandLine(const MegatronArguments& arguments) {
+    std::string text;
+    for (const auto& [flag, value] : arguments)
+        text += (text.empty() ? "" : " \\\n") + flag + (value.empty() ? "" : " " + value);
+    return text + "\n";
+}
+
+} // namespace shardscope

@@ -1,0 +1,190 @@
+// Plan exports (engine/export): Megatron-LM arguments for framework-shaped plans, read back by the
+// flags' documented meaning into the same plan, and refusals that name what Megatron cannot express.
+
+#include <QTest>
+// Qt first: moc cannot parse <concepts> unless Qt headers came before.
+
+#include "engine/builders/builders.h"
+#include "engine/export/megatron_args.h"
+#include "engine/plans/baselines.h"
+#include "engine/util/error.h"
+
+#include <map>
+
+using namespace shardscope;
+
+namespace {
+
+/// GPT-3 175B's shape (96 layers) with a small hidden size, so that building it is quick; global
+/// batch 1536, built for `m` micro-batches.
+Graph gpt96(int m) {
+    ModelParams p;
+    p.layers = 96;
+    p.hidden = 256;
+    p.heads = 8;
+    p.seq = 256;
+    p.vocab = 512;
+    p.batch = 1536;
+    return buildModel("gpt", p, m, "gpt");
+}
+
+/// The plan `spec` on `mesh` under `s`, cut as `cut` (empty: balanced).
+Plan planOf(const Graph& g, const Mesh& mesh, const std::string& spec, const StepSettings& s, std::vector<int> cut = {}) {
+    const PipelineLayout layout = makePipelineLayout(g, mesh.pipelineStages(), s.virtualStages, std::move(cut));
+    return baselinePlan(g, mesh, spec, s, nullptr, mesh.pipelineStages() > 1 ? &layout : nullptr);
+}
+
+/// The plan Megatron-LM runs for `args` on `devices` GPUs of a 96-layer GPT with batch 1536, rebuilt
+/// from the flags' documented meaning.
+Plan readBack(const MegatronArguments& args, int devices) {
+    std::map<std::string, std::string> flags(args.begin(), args.end());
+    auto number = [&](const std::string& f, int otherwise) { return flags.count(f) ? std::stoi(flags[f]) : otherwise; };
+    const int tp = number("--tensor-model-parallel-size", 1), pp = number("--pipeline-model-parallel-size", 1);
+    const int dp = devices / tp / pp;
+    StepSettings s;
+    s.microbatches = number("--global-batch-size", 0) / dp / number("--micro-batch-size", 1);
+    s.zeroStage = flags.count("--use-distributed-optimizer") ? 1 : 0;
+    s.recompute = !flags.count("--recompute-granularity")       ? Recompute::None
+                  : flags["--recompute-granularity"] == "full" ? Recompute::Full
+                                                               : Recompute::Selective;
+    std::vector<int> cut;
+    if (flags.count("--num-layers-per-virtual-pipeline-stage")) {
+        s.schedule = Schedule::Interleaved;
+        s.virtualStages = 96 / pp / number("--num-layers-per-virtual-pipeline-stage", 1);
+    } else if (flags.count("--decoder-first-pipeline-num-layers") || flags.count("--decoder-last-pipeline-num-layers")) {
+        // Megatron: the first and last stage take their counts, the rest share what is left evenly.
+        const int first = number("--decoder-first-pipeline-num-layers", -1), last = number("--decoder-last-pipeline-num-layers", -1);
+        const int fixed = (first > 0) + (last > 0);
+        const int rest = 96 - std::max(first, 0) - std::max(last, 0);
+        cut.assign(std::size_t(pp), rest / (pp - fixed));
+        if (first > 0)
+            cut.front() = first;
+        if (last > 0)
+            cut.back() = last;
+    }
+    std::string mesh = (pp > 1 ? "pipe=" + std::to_string(pp) + "," : "") + "data=" + std::to_string(dp);
+    if (tp > 1)
+        mesh += ",model=" + std::to_string(tp);
+    const std::string pattern = tp == 1 ? "dp" : flags.count("--sequence-parallel") ? "megatron-sp" : "megatron";
+    const Graph g = gpt96(s.microbatches);
+    Plan p = planOf(g, Mesh::parse(mesh), baselineSpec(pattern, s.zeroStage), s, cut);
+    return p;
+}
+
+void refused(const Graph& g, const Plan& p, const char* expected) {
+    try {
+        megatronArguments(g, p, 1536);
+        QFAIL(qPrintable(QStringLiteral("exported; expected a refusal naming '%1'").arg(QLatin1String(expected))));
+    } catch (const InputError& e) {
+        QVERIFY2(std::string(e.what()).find(expected) != std::string::npos, e.what());
+    }
+}
+
+} // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+private slots:
+    void theHeadersExample() {
+        // megatron-sp+zero1 on pipe=8,data=16,model=8, 96 layers, 96 micro-batches (1536 / 16 data
+        // replicas / 96 = 1 sequence each), interleaved over 3 chunks a stage (96 / 8 / 3 = 4 layers a
+        // chunk), full recomputation, overlap on.
+        StepSettings s;
+        s.microbatches = 96;
+        s.recompute = Recompute::Full;
+        s.schedule = Schedule::Interleaved;
+        s.virtualStages = 3;
+        const Graph g = gpt96(96);
+        const Plan p = planOf(g, Mesh::parse("pipe=8,data=16,model=8"), "megatron-sp+zero1", s);
+        const MegatronArguments expected{{"--tensor-model-parallel-size", "8"},
+                                         {"--sequence-parallel", ""},
+                                         {"--pipeline-model-parallel-size", "8"},
+                                         {"--num-layers-per-virtual-pipeline-stage", "4"},
+                                         {"--use-distributed-optimizer", ""},
+                                         {"--recompute-granularity", "full"},
+                                         {"--recompute-method", "uniform"},
+                                         {"--recompute-num-layers", "1"},
+                                         {"--micro-batch-size", "1"},
+                                         {"--global-batch-size", "1536"},
+                                         {"--overlap-grad-reduce", ""},
+                                         {"--overlap-param-gather", ""}};
+        QCOMPARE(megatronArguments(g, p, 1536), expected);
+        QVERIFY(megatronCommandLine(expected).find("--sequence-parallel \\\n--pipeline-model-parallel-size 8") !=
+                std::string::npos);
+    }
+
+    void frameworkShapedPlansRoundTrip_data() {
+        QTest::addColumn<QString>("mesh");
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<int>("recompute");
+        QTest::addColumn<int>("virtualStages");
+        QTest::addColumn<QString>("cut");
+        QTest::newRow("dp") << "data=64" << "dp" << 1 << int(Recompute::None) << 1 << "";
+        QTest::newRow("megatron") << "data=8,model=8" << "megatron" << 4 << int(Recompute::Selective) << 1 << "";
+        QTest::newRow("megatron-sp+zero1") << "data=8,model=8" << "megatron-sp+zero1" << 2 << int(Recompute::Full) << 1 << "";
+        QTest::newRow("PTD-P 1F1B") << "pipe=4,data=2,model=8" << "megatron-sp+zero1" << 96 << int(Recompute::Full) << 1 << "";
+        QTest::newRow("PTD-P interleaved") << "pipe=4,data=2,model=8" << "megatron" << 48 << int(Recompute::Full) << 2 << "";
+        QTest::newRow("PTD-P uneven first and last") << "pipe=4,data=2,model=8" << "megatron-sp" << 48
+                                                   << int(Recompute::None) << 1 << "23,25,25,23";
+    }
+    void frameworkShapedPlansRoundTrip() {
+        // Export, read the flags back as Megatron-LM reads them, rebuild: the same plan, settings and cut.
+        QFETCH(QString, mesh);
+        QFETCH(QString, spec);
+        QFETCH(int, microbatches);
+        QFETCH(int, recompute);
+        QFETCH(int, virtualStages);
+        QFETCH(QString, cut);
+        StepSettings s;
+        s.microbatches = microbatches;
+        s.recompute = static_cast<Recompute>(recompute);
+        s.virtualStages = virtualStages;
+        s.schedule = virtualStages > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
+        std::vector<int> chunks;
+        for (const QString& n : cut.split(QLatin1Char(','), Qt::SkipEmptyParts))
+            chunks.push_back(n.toInt());
+        const Graph g = gpt96(microbatches);
+        const Mesh m = Mesh::parse(mesh.toStdString());
+        const Plan p = planOf(g, m, spec.toStdString(), s, chunks);
+        const Plan back = readBack(megatronArguments(g, p, 1536), m.deviceCount());
+        QCOMPARE(back.mesh.toString(), p.mesh.toString());
+        QCOMPARE(back.strategies, p.strategies);
+        QCOMPARE(back.settings.zeroStage, p.settings.zeroStage);
+        QCOMPARE(back.settings.recompute, p.settings.recompute);
+        QCOMPARE(back.settings.microbatches, p.settings.microbatches);
+        QCOMPARE(back.settings.schedule, p.settings.schedule);
+        QCOMPARE(back.settings.virtualStages, p.settings.virtualStages);
+        QCOMPARE(back.pipeline.chunkBlocks, p.pipeline.chunkBlocks);
+    }
+
+    void whatMegatronCannotExpressIsRefused() {
+        StepSettings s;
+        s.microbatches = 8;
+        const Graph g = gpt96(8);
+        // One op off Megatron's layout: named, with its strategy and Megatron's.
+        Plan p = planOf(g, Mesh::parse("data=8,model=8"), "megatron", s);
+        const OpId q = *g.findOp("layers.7.attn.proj");
+        for (const OpStrategy& other : enumerateStrategies(g.op(q), p.mesh))
+            if (!(other == p.strategies[q.index()])) {
+                p.strategies[q.index()] = other;
+                break;
+            }
+        refused(g, p, "1 ops differ from Megatron-LM's megatron layout on data=8,model=8: layers.7.attn.proj is");
+        refused(g, planOf(g, Mesh::parse("data=8,model=8"), "megatron+zero3", s), "ZeRO-3 has no Megatron-LM flag");
+        refused(g, planOf(g, Mesh::parse("data=4,seq=2,model=8"), "megatron", s), "mesh axis 'seq'");
+        StepSettings gpipe = s;
+        gpipe.schedule = Schedule::GPipe;
+        refused(g, planOf(g, Mesh::parse("pipe=4,data=2,model=8"), "megatron", gpipe), "runs GPipe");
+        refused(g, planOf(g, Mesh::parse("pipe=4,data=2,model=8"), "megatron", s, {20, 28, 24, 24}),
+                "varies between middle stages");
+        // 512 micro-batches of 3 sequences cannot feed 8 data-parallel replicas each step.
+        StepSettings many = s;
+        many.microbatches = 512;
+        refused(gpt96(512), planOf(gpt96(512), Mesh::parse("data=8,model=8"), "megatron", many),
+                "does not deal into 8 data-parallel replicas x 512 micro-batches");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExport)
+#include "tst_export.moc"
