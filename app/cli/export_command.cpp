@@ -1,5 +1,6 @@
 #include "commands.h"
 
+#include "engine/export/deepspeed_config.h"
 #include "engine/export/megatron_args.h"
 #include "engine/io/json_fields.h"
 #include "engine/io/model_file.h"
@@ -8,16 +9,19 @@
 namespace shardscope::cli {
 
 int runExport(const CliOptions& options, std::ostream& out) {
-    if (options.exportFormat != "megatron")
+    if (options.exportFormat != "megatron" && options.exportFormat != "deepspeed")
         throw InputError("export --format " + options.exportFormat.substr(0, 40) +
-                         ": this build exports megatron (Megatron-LM arguments) only");
+                         ": this build exports megatron (Megatron-LM arguments) and deepspeed (its config JSON)");
     const Scenario s = loadScenario(options.scenario);
     // The per-step batch: the builder's (a preset, its --set batch=, or a Hugging Face config's).
     const auto builder = resolveBuilder(options.scenario.model);
     if (!builder)
         throw InputError("export: " + options.scenario.model.spec.substr(0, 80) +
                          " fixes no global batch; export a preset or Hugging Face model (--set batch=B)");
-    const std::string text = megatronCommandLine(megatronArguments(s.graph, s.plan, builder->params.batch));
+    const int batch = builder->params.batch;
+    const std::string text = options.exportFormat == "megatron"
+                                 ? megatronCommandLine(megatronArguments(s.graph, s.plan, batch))
+                                 : deepspeedConfig(s.graph, s.plan, batch);
     if (options.out.empty())
         out << text;
     else

@@ -1,10 +1,11 @@
 #include "engine/export/megatron_args.h"
 
+#include "engine/export/layout_match.h"
 #include "engine/ir/repeated_blocks.h"
-#include "engine/plans/baselines.h"
 #include "engine/util/error.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace shardscope {
@@ -18,31 +19,15 @@ namespace {
 std::string patternOf(const Graph& graph, const Plan& plan, bool tensorParallel) {
     const std::vector<std::string> patterns =
         tensorParallel ? std::vector<std::string>{"megatron-sp", "megatron"} : std::vector<std::string>{"dp"};
-    std::vector<std::size_t> closest;
-    std::string closestPattern;
-    std::vector<OpStrategy> closestStrategies;
+    std::optional<LayoutDifference> closest;
     for (const std::string& pattern : patterns) {
-        const Plan b = baselinePlan(graph, plan.mesh, pattern, plan.settings, nullptr, &plan.pipeline);
-        std::vector<std::size_t> differ;
-        for (std::size_t o = 0; o < plan.strategies.size(); ++o)
-            if (!(plan.strategies[o] == b.strategies[o]))
-                differ.push_back(o);
-        if (differ.empty())
+        LayoutDifference d = layoutDifference(graph, plan, pattern);
+        if (d.ops.empty())
             return pattern;
-        if (closestPattern.empty() || differ.size() < closest.size()) {
-            closest = differ;
-            closestPattern = pattern;
-            closestStrategies = b.strategies;
-        }
+        if (!closest || d.ops.size() < closest->ops.size())
+            closest = std::move(d);
     }
-    std::string list;
-    for (std::size_t k = 0; k < closest.size() && k < 5; ++k) {
-        const Op& op = graph.ops()[closest[k]];
-        list += (k ? "; " : "") + op.name + " is " + plan.strategies[closest[k]].toString(op.rule, plan.mesh) +
-                ", Megatron's " + closestStrategies[closest[k]].toString(op.rule, plan.mesh);
-    }
-    refuse(std::to_string(closest.size()) + " ops differ from Megatron-LM's " + closestPattern + " layout on " +
-           plan.mesh.toString() + ": " + list + (closest.size() > 5 ? "; ..." : ""));
+    refuse(describeDifference(graph, plan, *closest, "Megatron-LM"));
 }
 
 /// Transformer layers per repeated block; refuses when the blocks are not whole layers.

@@ -213,7 +213,7 @@ private slots:
         QVERIFY2(bad.err.contains("--stages"), bad.err.constData());
         QFile::remove(path);
     }
-    void exportsMegatronArguments() {
+    void exportsMegatronArgumentsAndDeepspeedConfigs() {
         // gpt3-175b's PTD-P plan as Megatron-LM arguments in a file; another framework's format and a
         // plan Megatron cannot express exit 2 with the reason.
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-export.sh"));
@@ -236,6 +236,17 @@ private slots:
                               model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8")});
         QCOMPARE(other.exitCode, 2);
         QVERIFY2(other.err.contains("megatron"), other.err.constData());
+        // ZeRO-3 over 512 GPUs (64 nodes) in 3 micro-batches: 1536 / (512 x 3) = 1 sequence per GPU.
+        const Run ds = cli({QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("deepspeed"),
+                            QStringLiteral("--model"), QStringLiteral("gpt3-175b"), QStringLiteral("--cluster"),
+                            QStringLiteral("dgx-a100"), QStringLiteral("--nodes"), QStringLiteral("64"), QStringLiteral("--mesh"),
+                            QStringLiteral("data=512"), QStringLiteral("--strategy"), QStringLiteral("zero3"),
+                            QStringLiteral("--microbatches"), QStringLiteral("3")});
+        QCOMPARE(ds.exitCode, 0);
+        const QJsonObject config = QJsonDocument::fromJson(ds.out).object();
+        QCOMPARE(config[QStringLiteral("zero_optimization")].toObject()[QStringLiteral("stage")].toInt(), 3);
+        QCOMPARE(config[QStringLiteral("train_micro_batch_size_per_gpu")].toInt(), 1);
+        QCOMPARE(config[QStringLiteral("gradient_accumulation_steps")].toInt(), 3);
         const Run zero3 = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("megatron")} +
                               model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8"),
                                                   QStringLiteral("--strategy"), QStringLiteral("megatron+zero3")});

@@ -5,9 +5,13 @@
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
 #include "engine/builders/builders.h"
+#include "engine/export/deepspeed_config.h"
 #include "engine/export/megatron_args.h"
 #include "engine/plans/baselines.h"
 #include "engine/util/error.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <map>
 
@@ -71,9 +75,12 @@ Plan readBack(const MegatronArguments& args, int devices) {
     return p;
 }
 
-void refused(const Graph& g, const Plan& p, const char* expected) {
+void refused(const Graph& g, const Plan& p, const char* expected, bool deepspeed = false) {
     try {
-        megatronArguments(g, p, 1536);
+        if (deepspeed)
+            deepspeedConfig(g, p, 1536);
+        else
+            megatronArguments(g, p, 1536);
         QFAIL(qPrintable(QStringLiteral("exported; expected a refusal naming '%1'").arg(QLatin1String(expected))));
     } catch (const InputError& e) {
         QVERIFY2(std::string(e.what()).find(expected) != std::string::npos, e.what());
@@ -183,6 +190,51 @@ private slots:
         many.microbatches = 512;
         refused(gpt96(512), planOf(gpt96(512), Mesh::parse("data=8,model=8"), "megatron", many),
                 "does not deal into 8 data-parallel replicas x 512 micro-batches");
+    }
+
+    void deepspeedConfigsRoundTrip_data() {
+        QTest::addColumn<int>("zero");
+        QTest::addColumn<int>("microbatches");
+        for (int zero = 0; zero <= 3; ++zero)
+            for (int m : {1, 4})
+                QTest::newRow(qPrintable(QStringLiteral("zero%1 m%2").arg(zero).arg(m))) << zero << m;
+    }
+    void deepspeedConfigsRoundTrip() {
+        // Export dp / zeroN on data=64, read the JSON back by DeepSpeed's rule (train_batch_size =
+        // micro-batch per GPU x accumulation steps x GPUs), rebuild: the same plan and settings.
+        QFETCH(int, zero);
+        QFETCH(int, microbatches);
+        StepSettings s;
+        s.microbatches = microbatches;
+        const Graph g = gpt96(microbatches);
+        const Plan p = planOf(g, Mesh::parse("data=64"), baselineSpec("dp", zero), s);
+        const QJsonObject j = QJsonDocument::fromJson(QByteArray::fromStdString(deepspeedConfig(g, p, 1536))).object();
+        QCOMPARE(j.value(QStringLiteral("train_batch_size")).toInt(), 1536);
+        const int accumulation = j.value(QStringLiteral("gradient_accumulation_steps")).toInt();
+        const int gpus = 1536 / accumulation / j.value(QStringLiteral("train_micro_batch_size_per_gpu")).toInt();
+        const int stage = j.value(QStringLiteral("zero_optimization")).toObject().value(QStringLiteral("stage")).toInt();
+        QVERIFY(j.value(QStringLiteral("bf16")).toObject().value(QStringLiteral("enabled")).toBool());
+        StepSettings back;
+        back.microbatches = accumulation;
+        const Plan rebuilt = planOf(gpt96(accumulation), Mesh::parse("data=" + std::to_string(gpus)), baselineSpec("dp", stage), back);
+        QCOMPARE(rebuilt.mesh.toString(), p.mesh.toString());
+        QCOMPARE(rebuilt.strategies, p.strategies);
+        QCOMPARE(rebuilt.settings.zeroStage, p.settings.zeroStage);
+        QCOMPARE(rebuilt.settings.zeroAxes, p.settings.zeroAxes);
+        QCOMPARE(rebuilt.settings.microbatches, p.settings.microbatches);
+    }
+    void whatDeepspeedsConfigCannotExpressIsRefused() {
+        StepSettings s;
+        s.microbatches = 4;
+        const Graph g = gpt96(4);
+        refused(g, planOf(g, Mesh::parse("data=8,model=8"), "megatron", s), "has axes besides one data axis", true);
+        StepSettings full = s;
+        full.recompute = Recompute::Full;
+        refused(g, planOf(g, Mesh::parse("data=64"), "zero3", full), "deepspeed.checkpointing", true);
+        Plan p = planOf(g, Mesh::parse("data=64"), "zero1", s);
+        const OpId q = *g.findOp("layers.3.mlp.fc1");
+        p.strategies[q.index()] = OpStrategy::replicated(1);
+        refused(g, p, "1 ops differ from DeepSpeed's dp layout on data=64: layers.3.mlp.fc1 is replicated", true);
     }
 };
 

@@ -1,0 +1,28 @@
+#pragma once
+// Whether a plan has a framework's layout: its strategies equal a baseline's on the plan's mesh and
+// cut (the frameworks' layouts are the registry's patterns). Exporters refuse with the difference.
+
+#include "engine/ir/graph.h"
+#include "engine/plans/plan.h"
+
+#include <string>
+#include <vector>
+
+namespace shardscope {
+
+/// How far `plan` is from baseline pattern `pattern` ("dp", "megatron", "megatron-sp").
+struct LayoutDifference {
+    std::string pattern;
+    std::vector<std::size_t> ops;              ///< ops whose strategy differs, ascending
+    std::vector<OpStrategy> expected;          ///< per op of the graph, the pattern's strategy
+};
+
+/// The difference of `plan` from `pattern` on its mesh, cut and settings.
+LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const std::string& pattern);
+
+/// "2 ops differ from <framework>'s <pattern> layout on <mesh>: a is X, <framework>'s Y; ..." (at most
+/// five ops named).
+std::string describeDifference(const Graph& graph, const Plan& plan, const LayoutDifference& d,
+                               const std::string& framework);
+
+} // namespace shardscope
