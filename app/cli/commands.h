@@ -25,8 +25,8 @@ int runExplain(const CliOptions& options, std::ostream& out);
 int runSimulate(const CliOptions& options, std::ostream& out);
 /// `bench`: the search benchmarks as a table or JSON.
 int runBench(const CliOptions& options, std::ostream& out);
-/// `export`: the plan as a framework's configuration (Megatron-LM arguments, DeepSpeed config JSON), to
-/// stdout or --out.
+/// `export`: the plan as a framework's configuration (Megatron-LM arguments, DeepSpeed config JSON,
+/// torchtitan TOML), to stdout or --out.
 int runExport(const CliOptions& options, std::ostream& out);
 /// `calibrate`: the cluster fitted to measured runs, each run's prediction before and after.
 int runCalibrate(const CliOptions& options, std::ostream& out);

@@ -4,6 +4,15 @@
 
 namespace shardscope {
 
+std::optional<std::string> axisWithoutDegree(const Mesh& mesh) {
+    for (const MeshAxis& a : mesh.axes)
+        if (a.name != "pipe" && a.name != "data" && a.name != "model")
+            return a.name;
+    return std::nullopt;
+}
+
+int degreeOf(const Mesh& mesh, const std::string& name) { return mesh.find(name) ? mesh.size(*mesh.find(name)) : 1; }
+
 LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const std::string& pattern) {
     LayoutDifference d;
     d.pattern = pattern;

@@ -5,10 +5,17 @@
 #include "engine/ir/graph.h"
 #include "engine/plans/plan.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace shardscope {
+
+/// The first axis of `mesh` other than pipe, data and model (the degrees frameworks name), if any.
+std::optional<std::string> axisWithoutDegree(const Mesh& mesh);
+
+/// The size of `mesh`'s axis `name`, or 1 without one.
+int degreeOf(const Mesh& mesh, const std::string& name);
 
 /// How far `plan` is from baseline pattern `pattern` ("dp", "megatron", "megatron-sp").
 struct LayoutDifference {

@@ -80,12 +80,10 @@ void addPipeline(const Graph& graph, const Plan& plan, MegatronArguments& args) 
 
 MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int globalBatch) {
     const Mesh& mesh = plan.mesh;
-    for (const MeshAxis& a : mesh.axes)
-        if (a.name != "pipe" && a.name != "data" && a.name != "model")
-            refuse("mesh axis '" + a.name + "' (" + mesh.toString() + "): only pipe, data and model axes map to "
-                   "Megatron-LM's pipeline, data and tensor parallelism here");
-    const auto degree = [&](const char* name) { return mesh.find(name) ? mesh.size(*mesh.find(name)) : 1; };
-    const int tp = degree("model"), dp = degree("data");
+    if (const auto axis = axisWithoutDegree(mesh))
+        refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data and model axes map to "
+               "Megatron-LM's pipeline, data and tensor parallelism here");
+    const int tp = degreeOf(mesh, "model"), dp = degreeOf(mesh, "data");
     MegatronArguments args;
     const std::string pattern = patternOf(graph, plan, tp > 1);
     args.emplace_back("--tensor-model-parallel-size", std::to_string(tp));

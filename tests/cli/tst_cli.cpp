@@ -213,7 +213,7 @@ private slots:
         QVERIFY2(bad.err.contains("--stages"), bad.err.constData());
         QFile::remove(path);
     }
-    void exportsMegatronArgumentsAndDeepspeedConfigs() {
+    void exportsFrameworkConfigurations() {
         // gpt3-175b's PTD-P plan as Megatron-LM arguments in a file; another framework's format and a
         // plan Megatron cannot express exit 2 with the reason.
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-export.sh"));
@@ -232,10 +232,16 @@ private slots:
                                  "--sequence-parallel", "--use-distributed-optimizer", "--micro-batch-size 1 \\\n",
                                  "--global-batch-size 1536"})
             QVERIFY2(text.contains(flag), flag);
-        const Run other = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("torchtitan")} +
+        const Run other = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("jax")} +
                               model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8")});
         QCOMPARE(other.exitCode, 2);
-        QVERIFY2(other.err.contains("megatron"), other.err.constData());
+        QVERIFY2(other.err.contains("megatron") && other.err.contains("torchtitan"), other.err.constData());
+        const Run titan = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("torchtitan")} +
+                              model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8"),
+                                                  QStringLiteral("--strategy"), QStringLiteral("megatron-sp+zero3")});
+        QCOMPARE(titan.exitCode, 0);
+        QVERIFY2(titan.out.contains("data_parallel_shard_degree = 128\n") && titan.out.contains("tensor_parallel_degree = 8\n"),
+                 titan.out.constData());
         // ZeRO-3 over 512 GPUs (64 nodes) in 3 micro-batches: 1536 / (512 x 3) = 1 sequence per GPU.
         const Run ds = cli({QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("deepspeed"),
                             QStringLiteral("--model"), QStringLiteral("gpt3-175b"), QStringLiteral("--cluster"),

@@ -7,11 +7,14 @@
 #include "engine/builders/builders.h"
 #include "engine/export/deepspeed_config.h"
 #include "engine/export/megatron_args.h"
+#include "engine/export/torchtitan_config.h"
 #include "engine/plans/baselines.h"
 #include "engine/util/error.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
 
 #include <map>
 
@@ -75,10 +78,14 @@ Plan readBack(const MegatronArguments& args, int devices) {
     return p;
 }
 
-void refused(const Graph& g, const Plan& p, const char* expected, bool deepspeed = false) {
+enum class Format { Megatron, Deepspeed, Torchtitan };
+
+void refused(const Graph& g, const Plan& p, const char* expected, Format format = Format::Megatron) {
     try {
-        if (deepspeed)
+        if (format == Format::Deepspeed)
             deepspeedConfig(g, p, 1536);
+        else if (format == Format::Torchtitan)
+            torchtitanConfig(g, p, 1536, 256);
         else
             megatronArguments(g, p, 1536);
         QFAIL(qPrintable(QStringLiteral("exported; expected a refusal naming '%1'").arg(QLatin1String(expected))));
@@ -227,14 +234,108 @@ private slots:
         StepSettings s;
         s.microbatches = 4;
         const Graph g = gpt96(4);
-        refused(g, planOf(g, Mesh::parse("data=8,model=8"), "megatron", s), "has axes besides one data axis", true);
+        refused(g, planOf(g, Mesh::parse("data=8,model=8"), "megatron", s), "has axes besides one data axis", Format::Deepspeed);
         StepSettings full = s;
         full.recompute = Recompute::Full;
-        refused(g, planOf(g, Mesh::parse("data=64"), "zero3", full), "deepspeed.checkpointing", true);
+        refused(g, planOf(g, Mesh::parse("data=64"), "zero3", full), "deepspeed.checkpointing", Format::Deepspeed);
         Plan p = planOf(g, Mesh::parse("data=64"), "zero1", s);
         const OpId q = *g.findOp("layers.3.mlp.fc1");
         p.strategies[q.index()] = OpStrategy::replicated(1);
-        refused(g, p, "1 ops differ from DeepSpeed's dp layout on data=64: layers.3.mlp.fc1 is replicated", true);
+        refused(g, p, "1 ops differ from DeepSpeed's dp layout on data=64: layers.3.mlp.fc1 is replicated", Format::Deepspeed);
+    }
+
+    void torchtitanConfigsRoundTrip_data() {
+        QTest::addColumn<QString>("mesh");
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<int>("microbatches");
+        QTest::addColumn<int>("recompute");
+        QTest::addColumn<int>("schedule");
+        QTest::newRow("FSDP") << "data=64" << "zero3" << 1 << int(Recompute::None) << int(Schedule::OneFOneB);
+        QTest::newRow("DDP, accumulation") << "data=64" << "dp" << 4 << int(Recompute::Full) << int(Schedule::OneFOneB);
+        QTest::newRow("FSDP + TP") << "data=8,model=8" << "megatron-sp+zero3" << 2 << int(Recompute::Full) << int(Schedule::OneFOneB);
+        QTest::newRow("ZeRO-2 + TP + PP 1F1B") << "pipe=4,data=2,model=8" << "megatron-sp+zero2" << 48 << int(Recompute::Full)
+                                               << int(Schedule::OneFOneB);
+        QTest::newRow("PP GPipe") << "pipe=4,data=16" << "zero3" << 24 << int(Recompute::None) << int(Schedule::GPipe);
+    }
+    void torchtitanConfigsRoundTrip() {
+        // Export, read the TOML back by torchtitan's meaning (data parallel = replicate x shard, ZeRO by
+        // replicate / shard / reshard after forward, micro-batches from the pipeline's micro-batch size
+        // or the accumulation), rebuild: the same plan and settings. python3's tomllib parses it too.
+        QFETCH(QString, mesh);
+        QFETCH(QString, spec);
+        QFETCH(int, microbatches);
+        QFETCH(int, recompute);
+        QFETCH(int, schedule);
+        StepSettings s;
+        s.microbatches = microbatches;
+        s.recompute = static_cast<Recompute>(recompute);
+        s.schedule = static_cast<Schedule>(schedule);
+        const Graph g = gpt96(microbatches);
+        const Mesh m = Mesh::parse(mesh.toStdString());
+        const Plan p = planOf(g, m, spec.toStdString(), s);
+        const std::string toml = torchtitanConfig(g, p, 1536, 256);
+        std::map<std::string, std::string> keys; // "section.key" -> value, quotes removed
+        std::string section;
+        for (const QString& l : QString::fromStdString(toml).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            if (l.startsWith(QLatin1Char('['))) {
+                section = l.mid(1, l.size() - 2).toStdString();
+                continue;
+            }
+            const QStringList kv = l.split(QStringLiteral(" = "));
+            QCOMPARE(kv.size(), 2);
+            keys[section + "." + kv[0].toStdString()] = kv[1].toStdString().substr(kv[1].startsWith(QLatin1Char('"')) ? 1 : 0,
+                                                                                  kv[1].size() - (kv[1].startsWith(QLatin1Char('"')) ? 2 : 0));
+        }
+        auto number = [&](const std::string& k) { return std::stoi(keys.at(k)); };
+        const int replicate = number("parallelism.data_parallel_replicate_degree");
+        const int shard = number("parallelism.data_parallel_shard_degree");
+        const int tp = number("parallelism.tensor_parallel_degree"), pp = number("parallelism.pipeline_parallel_degree");
+        const int local = number("training.local_batch_size");
+        StepSettings back;
+        back.microbatches = pp > 1 ? local / number("parallelism.pipeline_parallel_microbatch_size")
+                                   : number("training.global_batch_size") / (replicate * shard) / local;
+        back.recompute = keys.at("activation_checkpoint.mode") == "full" ? Recompute::Full : Recompute::None;
+        back.schedule = pp > 1 && keys.at("parallelism.pipeline_parallel_schedule") == "GPipe" ? Schedule::GPipe
+                                                                                              : Schedule::OneFOneB;
+        const int zero = replicate > 1 ? 0 : keys.at("parallelism.fsdp_reshard_after_forward") == "never" ? 2 : 3;
+        std::string rebuiltMesh = (pp > 1 ? "pipe=" + std::to_string(pp) + "," : "") + "data=" + std::to_string(replicate * shard);
+        if (tp > 1)
+            rebuiltMesh += ",model=" + std::to_string(tp);
+        const Plan rebuilt = planOf(gpt96(back.microbatches), Mesh::parse(rebuiltMesh),
+                                    baselineSpec(tp > 1 ? "megatron-sp" : "dp", zero), back);
+        QCOMPARE(rebuilt.mesh.toString(), p.mesh.toString());
+        QCOMPARE(rebuilt.strategies, p.strategies);
+        QCOMPARE(rebuilt.settings.zeroStage, p.settings.zeroStage);
+        QCOMPARE(rebuilt.settings.microbatches, p.settings.microbatches);
+        QCOMPARE(rebuilt.settings.recompute, p.settings.recompute);
+        QCOMPARE(rebuilt.settings.schedule, p.settings.schedule);
+        QCOMPARE(number("training.seq_len"), 256);
+        // Valid TOML for Python's parser, when the machine has python3 (Debian's has tomllib from 3.11).
+        const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
+        if (!python.isEmpty()) {
+            QProcess parse;
+            parse.start(python, {QStringLiteral("-c"), QStringLiteral("import sys, tomllib; tomllib.loads(sys.stdin.read())")});
+            parse.write(QByteArray::fromStdString(toml));
+            parse.closeWriteChannel();
+            QVERIFY(parse.waitForFinished(30000));
+            QVERIFY2(parse.exitCode() == 0, parse.readAllStandardError().constData());
+        }
+    }
+    void whatTorchtitanCannotExpressIsRefused() {
+        StepSettings s;
+        s.microbatches = 8;
+        const Graph g = gpt96(8);
+        refused(g, planOf(g, Mesh::parse("data=64"), "zero1", s), "ZeRO-1 has no torchtitan setting", Format::Torchtitan);
+        StepSettings selective = s;
+        selective.recompute = Recompute::Selective;
+        refused(g, planOf(g, Mesh::parse("data=64"), "zero3", selective), "recomputes attention only", Format::Torchtitan);
+        refused(g, planOf(g, Mesh::parse("data=8,model=8"), "megatron+zero3", s), "differ from torchtitan's megatron-sp layout",
+                Format::Torchtitan);
+        refused(g, planOf(g, Mesh::parse("pipe=4,data=16"), "zero3", s, {20, 28, 24, 24}), "the uneven cut", Format::Torchtitan);
+        StepSettings inter = s;
+        inter.schedule = Schedule::Interleaved;
+        inter.virtualStages = 2;
+        refused(g, planOf(g, Mesh::parse("pipe=4,data=16"), "zero3", inter), "the interleaved schedule", Format::Torchtitan);
     }
 };
 

@@ -1,0 +1,66 @@
+#include "engine/export/torchtitan_config.h"
+
+#include "engine/export/layout_match.h"
+#include "engine/util/error.h"
+
+#include <algorithm>
+
+namespace shardscope {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& why) { throw InputError("torchtitan export: " + why); }
+
+std::string line(const std::string& key, const std::string& value) { return key + " = " + value + "\n"; }
+std::string quoted(const std::string& s) { return "\"" + s + "\""; }
+
+} // namespace
+
+std::string torchtitanConfig(const Graph& graph, const Plan& plan, int globalBatch, int seqLen) {
+    const Mesh& mesh = plan.mesh;
+    if (const auto axis = axisWithoutDegree(mesh))
+        refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data and model axes map to "
+               "torchtitan's pipeline, data and tensor parallel degrees here");
+    const int tp = degreeOf(mesh, "model"), dp = degreeOf(mesh, "data"), pp = mesh.pipelineStages();
+    if (const LayoutDifference d = layoutDifference(graph, plan, tp > 1 ? "megatron-sp" : "dp"); !d.ops.empty())
+        refuse(describeDifference(graph, plan, d, "torchtitan"));
+    const StepSettings& s = plan.settings;
+    if (s.zeroStage == 1)
+        refuse("ZeRO-1 has no torchtitan setting: FSDP2 shards the parameters too (ZeRO-3, or ZeRO-2 with "
+               "fsdp_reshard_after_forward = \"never\")");
+    if (s.recompute == Recompute::Selective)
+        refuse("the plan recomputes attention only (Megatron's selective recomputation); torchtitan's selective "
+               "checkpointing is a per-op or every-n-layers policy, priced differently");
+    const long long replicas = static_cast<long long>(dp) * s.microbatches;
+    if (globalBatch <= 0 || globalBatch % replicas != 0)
+        refuse("a global batch of " + std::to_string(globalBatch) + " does not deal into " + std::to_string(dp) +
+               " data-parallel replicas x " + std::to_string(s.microbatches) + " micro-batches");
+    const long long microbatch = globalBatch / replicas;
+    // Pipelined, one step's micro-batches are the pipeline's; otherwise they are gradient accumulation.
+    const long long local = pp > 1 ? microbatch * s.microbatches : microbatch;
+    std::string toml = "[training]\n" + line("local_batch_size", std::to_string(local)) +
+                       line("global_batch_size", std::to_string(globalBatch)) + line("seq_len", std::to_string(seqLen));
+    toml += "\n[parallelism]\n";
+    toml += line("data_parallel_replicate_degree", std::to_string(s.zeroStage == 0 ? dp : 1));
+    toml += line("data_parallel_shard_degree", std::to_string(s.zeroStage == 0 ? 1 : dp));
+    if (s.zeroStage > 0)
+        toml += line("fsdp_reshard_after_forward", quoted(s.zeroStage == 2 ? "never" : "default"));
+    toml += line("tensor_parallel_degree", std::to_string(tp));
+    toml += line("enable_async_tensor_parallel", s.tpOverlap != TpOverlap::Off && tp > 1 ? "true" : "false");
+    toml += line("pipeline_parallel_degree", std::to_string(pp));
+    if (pp > 1) {
+        const std::vector<int>& n = plan.pipeline.chunkBlocks;
+        if (plan.pipeline.virtualStages > 1)
+            refuse("the interleaved schedule: this export writes one stage per rank (1F1B or GPipe)");
+        if (!std::all_of(n.begin(), n.end(), [&](int k) { return k == n.front(); }))
+            refuse("the uneven cut " + plan.pipeline.rangesText() + ": this export writes equal stages");
+        toml += line("pipeline_parallel_schedule", quoted(s.schedule == Schedule::GPipe ? "GPipe" : "1F1B"));
+        toml += line("pipeline_parallel_microbatch_size", std::to_string(microbatch));
+    }
+    toml += line("context_parallel_degree", "1");
+    toml += "\n[activation_checkpoint]\n";
+    toml += line("mode", quoted(s.recompute == Recompute::Full ? "full" : "none"));
+    return toml;
+}
+
+} // namespace shardscope
