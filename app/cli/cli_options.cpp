@@ -46,10 +46,10 @@ std::string usageText() {
            "                                                   why this op is split as it is\n"
            "  shardscope-cli simulate ... --strategy NAME|PLAN.json\n"
            "                 [--trace out.json] [--events out.json] [--devices all|0-7,64] [--json]\n"
-           "  shardscope-cli export --format megatron|deepspeed|torchtitan --model ... --cluster ... [--mesh ...]\n"
+           "  shardscope-cli export --format megatron|deepspeed|torchtitan|jax --model ... --cluster ... [--mesh ...]\n"
            "                 --strategy NAME|PLAN.json [--out FILE]   the plan as Megatron-LM arguments, a\n"
-           "                 DeepSpeed config or a torchtitan TOML (refused, naming the ops, when the framework\n"
-           "                 cannot express it)\n"
+           "                 DeepSpeed config, a torchtitan TOML or a JAX module (refused, naming the ops, when\n"
+           "                 the framework cannot express it)\n"
            "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--fit device|links|NAME,...]\n"
            "                 [--out C2.cluster.json] [--json]\n"
            "                 fit the cluster's efficiencies to measured step times (least squares)\n"
@@ -231,7 +231,7 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
     if (o.command == "explain" && !planGiven)
         throw InputError("explain: --plan PLAN.json (or a baseline name) is required");
     if (o.command == "export" && o.exportFormat.empty())
-        throw InputError("export: --format megatron|deepspeed|torchtitan is required");
+        throw InputError("export: --format megatron|deepspeed|torchtitan|jax is required");
     if (o.command == "evaluate" || o.command == "search" || o.command == "simulate" || o.command == "explain" ||
         o.command == "export") {
         if (o.scenario.model.spec.empty())

@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "engine/export/deepspeed_config.h"
+#include "engine/export/jax_module.h"
 #include "engine/export/megatron_args.h"
 #include "engine/export/torchtitan_config.h"
 #include "engine/io/json_fields.h"
@@ -9,25 +10,34 @@
 
 namespace shardscope::cli {
 
-int runExport(const CliOptions& options, std::ostream& out) {
-    if (options.exportFormat != "megatron" && options.exportFormat != "deepspeed" && options.exportFormat != "torchtitan")
-        throw InputError("export --format " + options.exportFormat.substr(0, 40) +
-                         ": this build exports megatron (Megatron-LM arguments), deepspeed (its config JSON) and "
-                         "torchtitan (its TOML)");
-    const Scenario s = loadScenario(options.scenario);
+namespace {
+
+/// The configuration text of `plan` in format `f`.
+std::string exported(const std::string& f, const Scenario& s, const ModelRequest& model) {
+    if (f == "jax")
+        return jaxModule(s.graph, s.plan); // per-tensor layouts: no batch needed
     // The per-step batch: the builder's (a preset, its --set batch=, or a Hugging Face config's).
-    const auto builder = resolveBuilder(options.scenario.model);
+    const auto builder = resolveBuilder(model);
     if (!builder)
-        throw InputError("export: " + options.scenario.model.spec.substr(0, 80) +
+        throw InputError("export: " + model.spec.substr(0, 80) +
                          " fixes no global batch; export a preset or Hugging Face model (--set batch=B)");
     const int batch = builder->params.batch;
-    std::string text;
-    if (options.exportFormat == "megatron")
-        text = megatronCommandLine(megatronArguments(s.graph, s.plan, batch));
-    else if (options.exportFormat == "deepspeed")
-        text = deepspeedConfig(s.graph, s.plan, batch);
-    else
-        text = torchtitanConfig(s.graph, s.plan, batch, builder->params.seq);
+    if (f == "megatron")
+        return megatronCommandLine(megatronArguments(s.graph, s.plan, batch));
+    if (f == "deepspeed")
+        return deepspeedConfig(s.graph, s.plan, batch);
+    return torchtitanConfig(s.graph, s.plan, batch, builder->params.seq);
+}
+
+} // namespace
+
+int runExport(const CliOptions& options, std::ostream& out) {
+    const std::string& f = options.exportFormat;
+    if (f != "megatron" && f != "deepspeed" && f != "torchtitan" && f != "jax")
+        throw InputError("export --format " + f.substr(0, 40) +
+                         ": this build exports megatron (Megatron-LM arguments), deepspeed (its config JSON), "
+                         "torchtitan (its TOML) and jax (a Python module of PartitionSpecs)");
+    const std::string text = exported(f, loadScenario(options.scenario), options.scenario.model);
     if (options.out.empty())
         out << text;
     else

@@ -232,10 +232,10 @@ private slots:
                                  "--sequence-parallel", "--use-distributed-optimizer", "--micro-batch-size 1 \\\n",
                                  "--global-batch-size 1536"})
             QVERIFY2(text.contains(flag), flag);
-        const Run other = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("jax")} +
+        const Run other = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("dtensor")} +
                               model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8")});
         QCOMPARE(other.exitCode, 2);
-        QVERIFY2(other.err.contains("megatron") && other.err.contains("torchtitan"), other.err.constData());
+        QVERIFY2(other.err.contains("megatron") && other.err.contains("jax"), other.err.constData());
         const Run titan = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("torchtitan")} +
                               model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8"),
                                                   QStringLiteral("--strategy"), QStringLiteral("megatron-sp+zero3")});

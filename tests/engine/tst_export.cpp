@@ -6,6 +6,7 @@
 
 #include "engine/builders/builders.h"
 #include "engine/export/deepspeed_config.h"
+#include "engine/export/jax_module.h"
 #include "engine/export/megatron_args.h"
 #include "engine/export/torchtitan_config.h"
 #include "engine/plans/baselines.h"
@@ -14,6 +15,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QStandardPaths>
 
 #include <map>
@@ -336,6 +339,68 @@ private slots:
         inter.schedule = Schedule::Interleaved;
         inter.virtualStages = 2;
         refused(g, planOf(g, Mesh::parse("pipe=4,data=16"), "zero3", inter), "the interleaved schedule", Format::Torchtitan);
+    }
+
+    void jaxModulesCarryEveryLayout() {
+        // Megatron's MLP on data=8,model=8 by its definition: fc1 column-parallel (its output features
+        // over model), fc2 row-parallel (its input features over model), activations batch over data.
+        // ZeRO-1 splits the optimizer state over data on the first dimension that divides, ZeRO-3 the
+        // parameters too. The module compiles (python3 -m py_compile) where python3 exists.
+        StepSettings s;
+        s.microbatches = 1;
+        const Graph g = gpt96(1);
+        const Mesh mesh = Mesh::parse("data=8,model=8");
+        auto specsOf = [](const std::string& module, const QString& table) {
+            std::map<QString, QString> specs;
+            const QString text = QString::fromStdString(module);
+            const qsizetype from = text.indexOf(table + QStringLiteral(" = {")), to = text.indexOf(QStringLiteral("\n}"), from);
+            static const QRegularExpression entry(QStringLiteral("\"([^\"]+)\": (P\\(.*\\)),"));
+            auto it = entry.globalMatch(text.mid(from, to - from));
+            while (it.hasNext()) {
+                const auto m = it.next();
+                specs[m.captured(1)] = m.captured(2);
+            }
+            return specs;
+        };
+        const std::string plain = jaxModule(g, planOf(g, mesh, "megatron", s));
+        QCOMPARE(specsOf(plain, QStringLiteral("PARAM_SPECS"))[QStringLiteral("layers.0.mlp.fc1.weight")], QStringLiteral("P(None, \"model\")"));
+        QCOMPARE(specsOf(plain, QStringLiteral("PARAM_SPECS"))[QStringLiteral("layers.0.mlp.fc2.weight")], QStringLiteral("P(\"model\", None)"));
+        QCOMPARE(specsOf(plain, QStringLiteral("OPTIMIZER_STATE_SPECS"))[QStringLiteral("layers.0.mlp.fc1.weight")],
+                 QStringLiteral("P(None, \"model\")"));
+        QCOMPARE(specsOf(plain, QStringLiteral("ACTIVATION_SPECS"))[QStringLiteral("layers.0.mlp.fc1.out")],
+                 QStringLiteral("P(\"data\", None, \"model\")"));
+        QVERIFY(plain.find("MESH_SHAPE = (8, 8)\nMESH_AXES = (\"data\", \"model\")") != std::string::npos);
+        const std::string zero1 = jaxModule(g, planOf(g, mesh, "megatron+zero1", s));
+        QCOMPARE(specsOf(zero1, QStringLiteral("PARAM_SPECS"))[QStringLiteral("layers.0.mlp.fc1.weight")], QStringLiteral("P(None, \"model\")"));
+        QCOMPARE(specsOf(zero1, QStringLiteral("OPTIMIZER_STATE_SPECS"))[QStringLiteral("layers.0.mlp.fc1.weight")],
+                 QStringLiteral("P(\"data\", \"model\")"));
+        const std::string zero3 = jaxModule(g, planOf(g, mesh, "megatron+zero3", s));
+        QCOMPARE(specsOf(zero3, QStringLiteral("PARAM_SPECS"))[QStringLiteral("layers.0.mlp.fc2.weight")],
+                 QStringLiteral("P((\"data\", \"model\"), None)"));
+        // Every parameter and every op output has its entry.
+        int parameters = 0;
+        for (const Tensor& t : g.tensors())
+            parameters += t.role == TensorRole::Parameter;
+        QCOMPARE(int(specsOf(zero3, QStringLiteral("PARAM_SPECS")).size()), parameters);
+        const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));
+        if (!python.isEmpty()) {
+            QTemporaryDir dir;
+            const QString path = dir.filePath(QStringLiteral("plan_jax.py"));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(zero3));
+            f.close();
+            QProcess compile;
+            compile.start(python, {QStringLiteral("-m"), QStringLiteral("py_compile"), path});
+            QVERIFY(compile.waitForFinished(30000));
+            QVERIFY2(compile.exitCode() == 0, compile.readAllStandardError().constData());
+        }
+        try {
+            jaxModule(g, planOf(g, Mesh::parse("pipe=4,data=2,model=8"), "megatron", s));
+            QFAIL("exported a pipe axis to JAX");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("has a pipe axis") != std::string::npos, e.what());
+        }
     }
 };
 
