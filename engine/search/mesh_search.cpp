@@ -93,7 +93,7 @@ SearchProblem& MeshSearch::problemOf(Combo& c) {
                 like = other->problem.get();
         c.problem = std::make_unique<SearchProblem>(*c.model, in_.pins, c.graph->folded(), in_.stop,
                                                     SearchProblem::Edges::Deferred, &strategies_[c.settings.microbatches],
-                                                    like);
+                                                    like, c.blocks.get());
     }
     return *c.problem;
 }

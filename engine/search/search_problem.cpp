@@ -16,14 +16,14 @@ namespace {
 /// P V - 1 of the L exits send theirs to the next stage every micro-batch, wherever the cut falls, so
 /// each exit's table carries (P V - 1) / L of its sends: exact in total when the exits share their
 /// strategy (folded blocks), an estimate when they differ. Empty without a pipe axis or blocks.
-std::map<std::size_t, std::vector<const Edge*>> blockExits(const CostModel& model, const RepeatedBlocks* folded) {
+std::map<std::size_t, std::vector<const Edge*>> blockExits(const CostModel& model, const RepeatedBlocks* given) {
     std::map<std::size_t, std::vector<const Edge*>> exits;
     if (model.mesh().pipelineStages() <= 1)
         return exits;
     std::optional<RepeatedBlocks> found;
-    if (!folded)
+    if (!given)
         found = findRepeatedBlocks(model.graph());
-    const RepeatedBlocks* blocks = folded ? folded : found ? &*found : nullptr;
+    const RepeatedBlocks* blocks = given ? given : found ? &*found : nullptr;
     if (!blocks)
         return exits;
     for (int b = 0; b < blocks->count(); ++b)
@@ -73,7 +73,7 @@ const std::vector<OpStrategy>& StrategyCache::of(const Graph& graph, OpId o, con
 
 SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
                              const RepeatedBlocks* folded, std::stop_token stop, Edges edges, StrategyCache* strategies,
-                             const SearchProblem* like)
+                             const SearchProblem* like, const RepeatedBlocks* blocks)
     : model_(model), weights_(pipelineWeights(model.mesh(), model.settings())), folded_(folded) {
     if (like && (like->cancelled_ || like->folded_ != folded || like->size() != int(model.graph().ops().size()) ||
                  like->weights_ != weights_))
@@ -87,7 +87,7 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
         source[v] = folded ? folded->twin(OpId(v)).index() : v;
     StrategyCache local;
     StrategyCache& valid = strategies ? *strategies : local;
-    const std::map<std::size_t, std::vector<const Edge*>> exits = blockExits(model, folded);
+    const std::map<std::size_t, std::vector<const Edge*>> exits = blockExits(model, blocks ? blocks : folded);
     const double exitShare = exits.empty() ? 0 : double(model.mesh().pipelineStages() * model.settings().virtualStages - 1) /
                                                      double(exits.size());
     ops_.resize(n);

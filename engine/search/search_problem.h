@@ -69,10 +69,13 @@ public:
     /// valid strategies for this graph and mesh across problems. `like`, when given, is a complete
     /// problem with the same pins, folding and strategies under other settings: the ops its model
     /// costs as this one does (CostModel::costsOpAs) take its tables instead of costing them again.
+    /// `blocks`, on a pipelined mesh, are the graph's repeated blocks whose exits carry the stage sends
+    /// (found here when neither they nor `folded` are given).
     enum class Edges { Build, Deferred };
     SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
                   const RepeatedBlocks* folded = nullptr, std::stop_token stop = {}, Edges edges = Edges::Build,
-                  StrategyCache* strategies = nullptr, const SearchProblem* like = nullptr);
+                  StrategyCache* strategies = nullptr, const SearchProblem* like = nullptr,
+                  const RepeatedBlocks* blocks = nullptr);
 
     /// Builds the pair tables of a problem made with Edges::Deferred.
     void buildEdges(std::stop_token stop = {});
