@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "engine/export/deepspeed_config.h"
+#include "engine/export/dtensor_module.h"
 #include "engine/export/jax_module.h"
 #include "engine/export/megatron_args.h"
 #include "engine/export/torchtitan_config.h"
@@ -16,6 +17,8 @@ namespace {
 std::string exported(const std::string& f, const Scenario& s, const ModelRequest& model) {
     if (f == "jax")
         return jaxModule(s.graph, s.plan); // per-tensor layouts: no batch needed
+    if (f == "dtensor")
+        return dtensorModule(s.graph, s.plan); // per-module styles: no batch needed
     // The per-step batch: the builder's (a preset, its --set batch=, or a Hugging Face config's).
     const auto builder = resolveBuilder(model);
     if (!builder)
@@ -33,10 +36,11 @@ std::string exported(const std::string& f, const Scenario& s, const ModelRequest
 
 int runExport(const CliOptions& options, std::ostream& out) {
     const std::string& f = options.exportFormat;
-    if (f != "megatron" && f != "deepspeed" && f != "torchtitan" && f != "jax")
+    if (f != "megatron" && f != "deepspeed" && f != "torchtitan" && f != "jax" && f != "dtensor")
         throw InputError("export --format " + f.substr(0, 40) +
                          ": this build exports megatron (Megatron-LM arguments), deepspeed (its config JSON), "
-                         "torchtitan (its TOML) and jax (a Python module of PartitionSpecs)");
+                         "torchtitan (its TOML), jax (a Python module of PartitionSpecs) and dtensor (a Python module of "
+                         "PyTorch parallel styles)");
     const std::string text = exported(f, loadScenario(options.scenario), options.scenario.model);
     if (options.out.empty())
         out << text;

@@ -1,5 +1,6 @@
 #include "engine/export/jax_module.h"
 
+#include "engine/export/python_text.h"
 #include "engine/util/error.h"
 
 #include <map>
@@ -19,13 +20,6 @@ TensorSharding withZeroAxes(TensorSharding s, const std::vector<std::int64_t>& s
             return s;
         }
     return s;
-}
-
-std::string pyString(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s)
-        out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    return out + "\"";
 }
 
 } // namespace
@@ -77,18 +71,18 @@ std::string jaxModule(const Graph& graph, const Plan& plan) {
                       partitionSpec(plan.settings.zeroStage >= 3 ? sharded : sharding, mesh) + ",\n";
         stateSpecs += "    " + pyString(tensor.name) + ": " + partitionSpec(sharded, mesh) + ",\n";
     }
-    std::string shape, names;
-    for (std::size_t a = 0; a < mesh.rank(); ++a) {
-        shape += std::to_string(mesh.axes[a].size) + (mesh.rank() == 1 ? "," : a + 1 < mesh.rank() ? ", " : "");
-        names += pyString(mesh.axes[a].name) + (mesh.rank() == 1 ? "," : a + 1 < mesh.rank() ? ", " : "");
+    std::vector<std::string> sizes, names;
+    for (const MeshAxis& a : mesh.axes) {
+        sizes.push_back(std::to_string(a.size));
+        names.push_back(pyString(a.name));
     }
     return "\"\"\"Shardscope plan " + plan.name + " of " + graph.name + " on " + mesh.toString() + " (ZeRO-" +
            std::to_string(plan.settings.zeroStage) + ", " + std::to_string(plan.settings.microbatches) +
            " micro-batches).\"\"\"\n\n"
            "import jax\n"
            "from jax.sharding import NamedSharding, PartitionSpec as P\n\n"
-           "MESH_SHAPE = (" + shape + ")\n"
-           "MESH_AXES = (" + names + ")\n\n\n"
+           "MESH_SHAPE = (" + pyTupleItems(sizes) + ")\n"
+           "MESH_AXES = (" + pyTupleItems(names) + ")\n\n\n"
            "def make_mesh():\n"
            "    \"\"\"The device mesh the plan is for.\"\"\"\n"
            "    return jax.make_mesh(MESH_SHAPE, MESH_AXES)\n\n\n"

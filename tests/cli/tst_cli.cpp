@@ -232,10 +232,17 @@ private slots:
                                  "--sequence-parallel", "--use-distributed-optimizer", "--micro-batch-size 1 \\\n",
                                  "--global-batch-size 1536"})
             QVERIFY2(text.contains(flag), flag);
-        const Run other = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("dtensor")} +
+        const Run other = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("onnx")} +
                               model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8")});
         QCOMPARE(other.exitCode, 2);
-        QVERIFY2(other.err.contains("megatron") && other.err.contains("jax"), other.err.constData());
+        QVERIFY2(other.err.contains("megatron") && other.err.contains("dtensor"), other.err.constData());
+        const Run dtensor = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("dtensor")} +
+                                model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8"),
+                                                    QStringLiteral("--strategy"), QStringLiteral("megatron-sp+zero3")});
+        QCOMPARE(dtensor.exitCode, 0);
+        QVERIFY2(dtensor.out.contains("\"layers.*.mlp.fc1\": ColwiseParallel(input_layouts=Shard(1)") &&
+                     dtensor.out.contains("DATA_PARALLEL = \"fully_shard\""),
+                 dtensor.out.constData());
         const Run titan = cli(QStringList{QStringLiteral("export"), QStringLiteral("--format"), QStringLiteral("torchtitan")} +
                               model + QStringList{QStringLiteral("--mesh"), QStringLiteral("data=128,model=8"),
                                                   QStringLiteral("--strategy"), QStringLiteral("megatron-sp+zero3")});

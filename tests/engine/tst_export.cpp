@@ -4,12 +4,12 @@
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
-#include "engine/builders/builders.h"
 #include "engine/export/deepspeed_config.h"
 #include "engine/export/jax_module.h"
 #include "engine/export/megatron_args.h"
 #include "engine/export/torchtitan_config.h"
 #include "engine/plans/baselines.h"
+#include "export_fixtures.h"
 #include "engine/util/error.h"
 
 #include <QJsonDocument>
@@ -22,27 +22,10 @@
 #include <map>
 
 using namespace shardscope;
+using shardscope::testing::gpt96;
+using shardscope::testing::planOf;
 
 namespace {
-
-/// GPT-3 175B's shape (96 layers) with a small hidden size, so that building it is quick; global
-/// batch 1536, built for `m` micro-batches.
-Graph gpt96(int m) {
-    ModelParams p;
-    p.layers = 96;
-    p.hidden = 256;
-    p.heads = 8;
-    p.seq = 256;
-    p.vocab = 512;
-    p.batch = 1536;
-    return buildModel("gpt", p, m, "gpt");
-}
-
-/// The plan `spec` on `mesh` under `s`, cut as `cut` (empty: balanced).
-Plan planOf(const Graph& g, const Mesh& mesh, const std::string& spec, const StepSettings& s, std::vector<int> cut = {}) {
-    const PipelineLayout layout = makePipelineLayout(g, mesh.pipelineStages(), s.virtualStages, std::move(cut));
-    return baselinePlan(g, mesh, spec, s, nullptr, mesh.pipelineStages() > 1 ? &layout : nullptr);
-}
 
 /// The plan Megatron-LM runs for `args` on `devices` GPUs of a 96-layer GPT with batch 1536, rebuilt
 /// from the flags' documented meaning.
