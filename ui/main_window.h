@@ -64,6 +64,8 @@ public:
     bool savePlan();
     /// Asks for a file and saves the plan there.
     bool savePlanAs();
+    /// Opens the Export Plan dialog on the current plan (framework formats with a preview).
+    void exportPlanForFramework();
 
 protected:
     /// Offers to save unsaved edits, then saves the window layout.

@@ -3,6 +3,7 @@
 #include "main_window.h"
 
 #include "dialogs/open_cluster_dialog.h"
+#include "dialogs/plan_export_dialog.h"
 #include "dialogs/open_model_dialog.h"
 #include "cluster/cluster_view.h"
 #include "export/view_export.h"
@@ -76,6 +77,9 @@ void MainWindow::createMenus() {
     connect(menuAction(file, tr("&Save Plan"), QKeySequence::Save), &QAction::triggered, this, &MainWindow::savePlan);
     connect(menuAction(file, tr("Save Plan &As..."), QKeySequence::SaveAs), &QAction::triggered, this,
             &MainWindow::savePlanAs);
+    connect(menuAction(file, tr("Export Plan for a &Framework..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                       tr("Megatron-LM arguments, torchtitan TOML, DeepSpeed config, a JAX or PyTorch DTensor module")),
+            &QAction::triggered, this, &MainWindow::exportPlanForFramework);
     createExportMenu(file);
     file->addSeparator();
     connect(menuAction(file, tr("&Quit"), QKeySequence::Quit), &QAction::triggered, this, &MainWindow::close);
@@ -166,6 +170,18 @@ void MainWindow::createMenus() {
                               "simulator.")
                                .arg(QApplication::applicationVersion()));
     });
+}
+
+void MainWindow::exportPlanForFramework() {
+    if (!session_.loaded())
+        return;
+    const PlanState& state = session_.state();
+    const Problem& problem = *state.problem;
+    std::optional<ExportBatch> batch;
+    if (problem.builder)
+        batch = ExportBatch{problem.builder->params.batch, problem.builder->params.seq};
+    PlanExportDialog dialog(problem.graph, state.plan, batch, q(problem.graph.name), this);
+    dialog.exec();
 }
 
 void MainWindow::createExportMenu(QMenu* file) {

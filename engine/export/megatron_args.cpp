@@ -94,7 +94,7 @@ MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int gl
     const StepSettings& s = plan.settings;
     if (s.zeroStage >= 2)
         refuse("ZeRO-" + std::to_string(s.zeroStage) + " has no Megatron-LM flag (its distributed optimizer is "
-               "ZeRO-1); export to deepspeed or torchtitan");
+               "ZeRO-1); export to torchtitan or dtensor (FSDP2), or deepspeed for data parallelism alone");
     if (s.zeroStage == 1)
         args.emplace_back("--use-distributed-optimizer", "");
     if (s.recompute == Recompute::Full) {
