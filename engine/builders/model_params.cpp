@@ -62,9 +62,10 @@ void ModelParams::set(const std::string& key, const std::string& value) {
         if (!d)
             throw InputError("--set dtype=" + value + ": unknown dtype (bf16, fp16, fp32, fp8)");
         dtype = *d;
-    } else
-        throw InputError("--set " + key + ": unknown model parameter (layers, hidden, heads, kv_heads, ffn, seq, "
-                         "vocab, batch, experts, top_k, image, classes, tie_embeddings, dropout, dtype)");
+    } else if (!arch.set(key, value))
+        throw InputError("--set " + key.substr(0, 40) + ": unknown model parameter (layers, hidden, heads, kv_heads, "
+                         "ffn, seq, vocab, batch, experts, top_k, image, classes, tie_embeddings, dropout, dtype, " +
+                         TransformerArch::keys() + ")");
 }
 
 void ModelParams::apply(const std::vector<std::string>& assignments) {
@@ -77,7 +78,7 @@ void ModelParams::apply(const std::vector<std::string>& assignments) {
 }
 
 std::vector<std::pair<std::string, std::string>> ModelParams::items() const {
-    return {{"layers", std::to_string(layers)},
+    std::vector<std::pair<std::string, std::string>> out{{"layers", std::to_string(layers)},
             {"hidden", std::to_string(hidden)},
             {"heads", std::to_string(heads)},
             {"kv_heads", std::to_string(kvHeadCount())},
@@ -92,6 +93,9 @@ std::vector<std::pair<std::string, std::string>> ModelParams::items() const {
             {"tie_embeddings", tieEmbeddings ? "true" : "false"},
             {"dropout", dropout ? "true" : "false"},
             {"dtype", std::string(dtypeName(dtype))}};
+    for (auto& item : arch.items())
+        out.push_back(std::move(item));
+    return out;
 }
 
 } // namespace shardscope

@@ -1,6 +1,7 @@
 #pragma once
 // Parameters of the built-in model builders, settable as key=value.
 
+#include "engine/builders/transformer_arch.h"
 #include "engine/ir/dtype.h"
 
 #include <string>
@@ -25,6 +26,7 @@ struct ModelParams {
     bool tieEmbeddings = false;
     bool dropout = false; ///< transformer builders: dropout after attention probabilities, attention and MLP
     DType dtype = DType::BF16;
+    TransformerArch arch; ///< llama and moe builders: the Hugging Face families' differences
 
     /// Sets `key` from `value`; throws InputError for an unknown key or a bad value.
     void set(const std::string& key, const std::string& value);

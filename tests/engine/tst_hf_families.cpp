@@ -1,0 +1,152 @@
+// Hugging Face families (engine/io/hf_config, engine/builders/transformer_*): each committed real
+// config.json builds a graph whose parameter count is within 1% of the figure its model card (or
+// paper) publishes, with the family's distinguishing parts in place; bad configs name the field.
+
+#include <QTest>
+// Qt first: moc cannot parse <concepts> unless Qt headers came before.
+
+#include "engine/io/hf_config.h"
+#include "engine/io/json_fields.h"
+#include "engine/io/model_file.h"
+#include "engine/util/error.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace shardscope;
+
+namespace {
+
+const std::string kModels = SHARDSCOPE_SOURCE_DIR "/samples/models/";
+
+Graph load(const std::string& dir, std::vector<std::string> sets = {}) {
+    return loadModel(ModelRequest{kModels + dir + "/config.json", std::move(sets), std::nullopt}, 1);
+}
+
+bool hasTensor(const Graph& g, const char* name) { return g.findTensor(name).has_value(); }
+bool hasOp(const Graph& g, const char* name) { return g.findOp(name).has_value(); }
+
+std::string refusal(const nlohmann::json& config) {
+    try {
+        parseHfConfig(config, "x/config.json");
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return {};
+}
+
+} // namespace
+
+class TestHfFamilies : public QObject {
+    Q_OBJECT
+private slots:
+    void parameterCountsMatchTheModelCards_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<double>("published");
+        // Model cards ("Number of Parameters") unless a paper's table is named.
+        QTest::newRow("qwen2 Qwen2.5-7B") << "hf-qwen2.5-7b" << 7.61e9;
+        QTest::newRow("qwen2 Qwen2.5-0.5B, tied") << "hf-qwen2.5-0.5b" << 0.49e9;
+        QTest::newRow("qwen3 Qwen3-8B") << "hf-qwen3-8b" << 8.2e9;
+        QTest::newRow("qwen3 Qwen3-0.6B, head_dim 128 != 1024/16") << "hf-qwen3-0.6b" << 0.6e9;
+        QTest::newRow("qwen2_moe Qwen1.5-MoE-A2.7B") << "hf-qwen1.5-moe-a2.7b" << 14.3e9;
+        QTest::newRow("qwen3_moe Qwen3-30B-A3B") << "hf-qwen3-30b-a3b" << 30.5e9;
+        QTest::newRow("deepseek_v2 DeepSeek-V2-Lite") << "hf-deepseek-v2-lite" << 15.7e9;
+        // 671B without the 14B multi-token-prediction module (the checkpoint's 685B).
+        QTest::newRow("deepseek_v3 DeepSeek-V3") << "hf-deepseek-v3" << 671e9;
+        // Gemma Team 2024, Table 2: 786,825,216 embedding + 7,751,248,896 non-embedding.
+        QTest::newRow("gemma Gemma 7B") << "hf-gemma-7b" << 786825216.0 + 7751248896.0;
+        // Gemma 2 report, Table 2: 917,962,752 embedding + 8,324,201,984 non-embedding.
+        QTest::newRow("gemma2 Gemma 2 9B") << "hf-gemma-2-9b" << 917962752.0 + 8324201984.0;
+        // Gemma 3 report, Table 1: 302M embedding + 698M non-embedding.
+        QTest::newRow("gemma3_text Gemma 3 1B") << "hf-gemma-3-1b" << 1000e6;
+        QTest::newRow("phi3 Phi-3-mini-4k") << "hf-phi-3-mini-4k" << 3.8e9;
+        // Pythia (Biderman et al. 2023) model table: 1,414,647,808.
+        QTest::newRow("gpt_neox Pythia-1.4B") << "hf-pythia-1.4b" << 1414647808.0;
+        // The model page's safetensors figure, 3.03B.
+        QTest::newRow("starcoder2 StarCoder2-3B") << "hf-starcoder2-3b" << 3.03e9;
+    }
+    void parameterCountsMatchTheModelCards() {
+        QFETCH(QString, dir);
+        QFETCH(double, published);
+        const double count = load(dir.toStdString()).parameterCount();
+        QVERIFY2(std::abs(count / published - 1) < 0.01,
+                 qPrintable(QStringLiteral("%1: %2 vs published %3").arg(dir).arg(count, 0, 'f', 0).arg(published, 0, 'f', 0)));
+    }
+
+    void pythiaByHand() {
+        // GPT-NeoX-style Pythia-1.4B, counted by hand: untied embedding and head 2 x 50304 x 2048;
+        // per layer QKV 2048 x 6144 + 6144, dense 2048^2 + 2048, MLP 2048 x 8192 + 8192 + 8192 x 2048 + 2048,
+        // two LayerNorms 2 x 2 x 2048; final LayerNorm 2 x 2048.
+        const double h = 2048, f = 8192, v = 50304, L = 24;
+        const double layer = (h * 3 * h + 3 * h) + (h * h + h) + (h * f + f + f * h + h) + 4 * h;
+        QCOMPARE(load("hf-pythia-1.4b").parameterCount(), 2 * v * h + L * layer + 2 * h);
+    }
+
+    void eachFamilyHasItsParts() {
+        const Graph qwen2 = load("hf-qwen2.5-0.5b");
+        QVERIFY(hasTensor(qwen2, "layers.0.attn.qkv.bias"));
+        QVERIFY(!hasTensor(qwen2, "layers.0.attn.proj.bias"));
+        QVERIFY(!hasTensor(qwen2, "lm_head.weight")); // tied
+        const Graph qwen3 = load("hf-qwen3-0.6b");
+        QVERIFY(hasOp(qwen3, "layers.0.attn.q_norm") && hasOp(qwen3, "layers.0.attn.k_norm"));
+        QCOMPARE(qwen3.tensor(*qwen3.findTensor("layers.0.attn.q_norm.weight")).shape, std::vector<std::int64_t>{128});
+        const Graph gemma2 = load("hf-gemma-2-9b");
+        QVERIFY(hasOp(gemma2, "layers.0.attn.post_norm") && hasOp(gemma2, "layers.0.mlp.post_norm"));
+        const Graph neox = load("hf-pythia-1.4b");
+        QCOMPARE(neox.op(*neox.findOp("layers.0.norm1")).kind, OpKind::LayerNorm);
+        QVERIFY(hasOp(neox, "layers.0.mlp.gelu"));
+        // Parallel residual: the MLP's norm reads the layer's input, as the attention's does.
+        QCOMPARE(neox.op(*neox.findOp("layers.1.norm2")).inputs.front(), neox.op(*neox.findOp("layers.1.norm1")).inputs.front());
+        const Graph v2 = load("hf-deepseek-v2-lite");
+        QVERIFY(hasOp(v2, "layers.0.mlp.gate_up"));             // first_k_dense_replace = 1
+        QVERIFY(hasOp(v2, "layers.1.moe.dispatch"));
+        QVERIFY(hasOp(v2, "layers.1.moe.shared.gate_up"));      // 2 shared experts of 1408: 2816
+        QCOMPARE(v2.tensor(*v2.findTensor("layers.1.moe.shared.gate_up.weight")).shape.back(), std::int64_t(2816));
+        QVERIFY(hasOp(v2, "layers.1.attn.kv_b") && hasOp(v2, "layers.1.attn.q")); // no q_lora_rank
+        const Graph v3 = load("hf-deepseek-v3", {"layers=5"});
+        QVERIFY(hasOp(v3, "layers.2.mlp.gate_up") && hasOp(v3, "layers.3.moe.dispatch"));
+        QVERIFY(hasOp(v3, "layers.3.attn.q_a") && hasOp(v3, "layers.3.attn.q_b"));
+        const Graph qmoe = load("hf-qwen1.5-moe-a2.7b", {"layers=2"});
+        QVERIFY(hasOp(qmoe, "layers.0.moe.shared.scale"));
+    }
+
+    void expertSlotsHoldEveryRoutedToken_data() {
+        QTest::addColumn<QString>("dir");
+        QTest::newRow("64 experts top-6") << "hf-deepseek-v2-lite";
+        QTest::newRow("60 experts top-4") << "hf-qwen1.5-moe-a2.7b";
+        QTest::newRow("128 experts top-8") << "hf-qwen3-30b-a3b";
+    }
+    void expertSlotsHoldEveryRoutedToken() {
+        // Capacity C >= T k / e, and no more than 1% above it (capacity factor 1 where tokens deal evenly).
+        QFETCH(QString, dir);
+        const Graph g = load(dir.toStdString(), {"layers=4"});
+        const std::string d = dir.toStdString();
+        const nlohmann::json c = nlohmann::json::parse(readTextFile(kModels + d + "/config.json"));
+        const double e = c.contains("n_routed_experts") ? c["n_routed_experts"].get<double>() : c["num_experts"].get<double>();
+        const double k = c["num_experts_per_tok"].get<double>();
+        const double tokens = 8 * 4096; // batch 8 of 4096-token sequences (the configs' longer contexts capped)
+        const Op& dispatch = g.op(*g.findOp("layers.3.moe.dispatch"));
+        const double capacity = double(g.tensor(dispatch.outputs.front()).shape[1]);
+        QVERIFY2(capacity >= tokens * k / e && capacity <= 1.01 * tokens * k / e,
+                 qPrintable(QStringLiteral("C = %1 for %2").arg(capacity).arg(tokens * k / e)));
+    }
+
+    void badConfigsNameTheField() {
+        nlohmann::json qwen = nlohmann::json::parse(readTextFile(kModels + "hf-qwen1.5-moe-a2.7b/config.json"));
+        qwen["decoder_sparse_step"] = 2;
+        QVERIFY(refusal(qwen).find("field 'decoder_sparse_step'") != std::string::npos);
+        nlohmann::json deepseek = nlohmann::json::parse(readTextFile(kModels + "hf-deepseek-v3/config.json"));
+        deepseek.erase("kv_lora_rank");
+        QVERIFY(refusal(deepseek).find("kv_lora_rank") != std::string::npos);
+        nlohmann::json unknown = {{"model_type", "rwkv"}};
+        const std::string why = refusal(unknown);
+        QVERIFY2(why.find("unsupported model_type 'rwkv'") != std::string::npos && why.find("deepseek_v3") != std::string::npos,
+                 why.c_str());
+        // A multimodal Gemma 3 is read through its text_config, and its missing fields are named there.
+        const nlohmann::json multimodal = {{"model_type", "gemma3"}, {"text_config", {{"model_type", "gemma3_text"}, {"hidden_size", 2560}}}};
+        QVERIFY(refusal(multimodal).find("text_config.num_hidden_layers") != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHfFamilies)
+#include "tst_hf_families.moc"
