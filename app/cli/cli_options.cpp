@@ -50,6 +50,8 @@ std::string usageText() {
            "                 [--mesh ...] --strategy NAME|PLAN.json [--out FILE]   the plan as Megatron-LM\n"
            "                 arguments, a DeepSpeed config, a torchtitan TOML, a JAX module or a PyTorch DTensor\n"
            "                 module (refused, naming the ops, when the framework cannot express it)\n"
+           "  shardscope-cli import F.onnx [--set batch=N] [--set seq=N] [--set NAME=N] [--out F.model.json] [--json]\n"
+           "                 an ONNX file as a graph: folded, fused and opaque ops; --out writes *.model.json\n"
            "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--fit device|links|NAME,...]\n"
            "                 [--out C2.cluster.json] [--json]\n"
            "                 fit the cluster's efficiencies to measured step times (least squares)\n"
@@ -70,9 +72,9 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
     }
     if (o.command != "models" && o.command != "clusters" && o.command != "evaluate" && o.command != "search" &&
         o.command != "bench" && o.command != "simulate" && o.command != "explain" && o.command != "calibrate" &&
-        o.command != "export")
-        throw InputError("unknown command '" + o.command +
-                         "' (models, clusters, evaluate, search, simulate, explain, export, bench, calibrate)");
+        o.command != "export" && o.command != "import")
+        throw InputError("unknown command '" + o.command.substr(0, 40) +
+                         "' (models, clusters, evaluate, search, simulate, explain, export, import, bench, calibrate)");
     for (std::size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&]() -> const std::string& {
@@ -82,6 +84,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         };
         if (a == "--json")
             o.json = true;
+        else if (o.command == "import" && !a.starts_with("--") && o.scenario.model.spec.empty())
+            o.scenario.model.spec = a; // import F.onnx
         else if (a == "--model")
             o.scenario.model.spec = value();
         else if (a == "--set")
@@ -139,7 +143,7 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
                 throw InputError("--optimizer " + v + ": expected adam or sgd");
         } else if (a == "--measurements" && o.command == "calibrate")
             o.measurements = value();
-        else if (a == "--out" && (o.command == "calibrate" || o.command == "export")) {
+        else if (a == "--out" && (o.command == "calibrate" || o.command == "export" || o.command == "import")) {
             o.out = value();
             if (o.out.empty())
                 throw InputError("--out: expected a file name");
@@ -231,7 +235,9 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
     if (o.command == "explain" && !planGiven)
         throw InputError("explain: --plan PLAN.json (or a baseline name) is required");
     if (o.command == "export" && o.exportFormat.empty())
-        throw InputError("export: --format megatron|deepspeed|torchtitan|jax is required");
+        throw InputError("export: --format megatron|deepspeed|torchtitan|jax|dtensor is required");
+    if (o.command == "import" && o.scenario.model.spec.empty())
+        throw InputError("import: the ONNX file is required (shardscope-cli import F.onnx [--set batch=N] [--out F.model.json])");
     if (o.command == "evaluate" || o.command == "search" || o.command == "simulate" || o.command == "explain" ||
         o.command == "export") {
         if (o.scenario.model.spec.empty())

@@ -26,8 +26,10 @@ int runSimulate(const CliOptions& options, std::ostream& out);
 /// `bench`: the search benchmarks as a table or JSON.
 int runBench(const CliOptions& options, std::ostream& out);
 /// `export`: the plan as a framework's configuration (Megatron-LM arguments, DeepSpeed config JSON,
-/// torchtitan TOML), to stdout or --out.
+/// torchtitan TOML, a JAX or PyTorch DTensor module), to stdout or --out.
 int runExport(const CliOptions& options, std::ostream& out);
+/// `import`: an ONNX file as a graph: what was folded, fused and kept opaque; --out writes *.model.json.
+int runImport(const CliOptions& options, std::ostream& out);
 /// `calibrate`: the cluster fitted to measured runs, each run's prediction before and after.
 int runCalibrate(const CliOptions& options, std::ostream& out);
 /// `bench --fidelity`: predictions of published runs and activation formulas, predicted / published.

@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
             return cli::runExplain(options, std::cout);
         if (options.command == "export")
             return cli::runExport(options, std::cout);
+        if (options.command == "import")
+            return cli::runImport(options, std::cout);
         return cli::runEvaluate(options, std::cout);
     } catch (const InputError& e) {
         std::cerr << "shardscope-cli: " << e.what() << "\n";

@@ -25,10 +25,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     request.cluster = &s.cluster;
     request.settings = s.plan.settings;
     request.open = options.open;
-    if (const auto builder = resolveBuilder(options.scenario.model))
-        request.family = GraphFamily{builder->params.batch, [builder](int micro) {
-                                         return buildModel(builder->family, builder->params, micro, builder->name);
-                                     }};
+    request.family = graphFamilyOf(options.scenario.model);
     request.algorithm = parseAlgorithm(options.algorithm);
     request.threads = options.threads;
     if (!options.meshAuto)

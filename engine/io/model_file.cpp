@@ -1,5 +1,7 @@
 #include "engine/io/model_file.h"
 
+#include "engine/onnx/onnx_import.h"
+
 #include "engine/builders/builders.h"
 #include "engine/io/hf_config.h"
 #include "engine/io/json_fields.h"
@@ -210,7 +212,7 @@ Graph loadModel(const ModelRequest& request, int microbatches) {
         return buildModel(builder->family, builder->params, microbatches, builder->name);
     const std::string& spec = request.spec;
     if (isOnnx(spec))
-        throw InputError(spec + ": ONNX import is not part of this build yet; export the model as *.model.json");
+        return importOnnx(spec, request.sets, request.batch, microbatches).graph;
     if (!request.sets.empty())
         throw InputError("--set applies to presets and Hugging Face configs; " + spec + " fixes its own shapes");
     if (request.batch || microbatches != 1)

@@ -14,7 +14,7 @@ struct KindEntry {
 
 using C = OpCategory;
 // flops/element, stats/row, saves inputs, saves output, mask bytes per element
-constexpr std::array<KindEntry, 23> kKinds{{
+constexpr std::array<KindEntry, 24> kKinds{{
     {OpKind::MatMul, "matmul", {C::Contraction, 0, 0, true, false, 0}},
     {OpKind::Conv2d, "conv2d", {C::Contraction, 0, 0, true, false, 0}},
     {OpKind::Embedding, "embedding", {C::Lookup, 0, 0, true, false, 0}},
@@ -38,6 +38,7 @@ constexpr std::array<KindEntry, 23> kKinds{{
     {OpKind::Dispatch, "dispatch", {C::Movement, 0, 0, true, false, 0}},
     {OpKind::Combine, "combine", {C::Movement, 2, 0, true, false, 0}},
     {OpKind::Dropout, "dropout", {C::Elementwise, 2, 0, false, false, 1}},
+    {OpKind::Opaque, "opaque", {C::Elementwise, 0, 0, true, false, 0}},
 }};
 
 } // namespace

@@ -31,6 +31,7 @@ enum class OpKind {
     Dispatch,     ///< MoE: routes tokens to expert capacity slots
     Combine,      ///< MoE: weighted sum of expert outputs back to tokens
     Dropout,      ///< element-wise random zeroing; the backward needs only its one-byte mask
+    Opaque,       ///< an imported op without a sharding rule: kept whole (replicated), priced by its bytes
 };
 
 /// How the cost model treats an op kind.

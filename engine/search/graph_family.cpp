@@ -1,5 +1,6 @@
 #include "engine/search/graph_family.h"
 
+#include "engine/builders/builders.h"
 #include "engine/util/error.h"
 
 namespace shardscope {
@@ -24,6 +25,24 @@ std::shared_ptr<const GraphVariant> GraphCache::get(int microbatches) {
     v->blocks = fold_(*v->graph);
     variants_[microbatches] = v;
     return v;
+}
+
+std::optional<GraphFamily> graphFamilyOf(const ModelRequest& request) {
+    if (const auto builder = resolveBuilder(request))
+        return GraphFamily{builder->params.batch, [builder](int micro) {
+                               return buildModel(builder->family, builder->params, micro, builder->name);
+                           }};
+    const std::string& spec = request.spec;
+    if (spec.size() < 5 || spec.substr(spec.size() - 5) != ".onnx")
+        return std::nullopt;
+    std::optional<int> batch = request.batch;
+    for (const std::string& s : request.sets)
+        if (s.rfind("batch=", 0) == 0 && s.size() > 6 && s.size() <= 15 &&
+            s.find_first_not_of("0123456789", 6) == std::string::npos)
+            batch = std::stoi(s.substr(6));
+    if (!batch)
+        return std::nullopt;
+    return GraphFamily{*batch, [request](int micro) { return loadModel(request, micro); }};
 }
 
 } // namespace shardscope

@@ -2,6 +2,7 @@
 // The graphs of one model for different micro-batch counts: the search builds each count it tries
 // once, with its repeated blocks, and shares it between meshes and threads.
 
+#include "engine/io/model_file.h"
 #include "engine/ir/graph.h"
 #include "engine/ir/repeated_blocks.h"
 
@@ -18,6 +19,10 @@ struct GraphFamily {
     int globalBatch = 0;                         ///< sequences (or images) per optimizer step
     std::function<Graph(int microbatches)> build; ///< throws InputError when the count does not divide
 };
+
+/// The family of `request`'s model: a preset's or Hugging Face config's builder, or an ONNX file
+/// whose batch is bound (--set batch=B); nullopt for a model that fixes its own batch.
+std::optional<GraphFamily> graphFamilyOf(const ModelRequest& request);
 
 /// One micro-batch count's graph and its repeated blocks (null when folding is off or none repeat).
 struct GraphVariant {

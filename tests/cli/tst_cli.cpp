@@ -213,6 +213,33 @@ private slots:
         QVERIFY2(bad.err.contains("--stages"), bad.err.constData());
         QFile::remove(path);
     }
+    void importsOnnxAndWritesAModelFile() {
+        // A two-layer encoder exported by torch.onnx: the summary names what was folded and found, the
+        // written *.model.json evaluates like the ONNX file itself; an unbound dimension exits 2.
+        const QString onnx = QStringLiteral(SHARDSCOPE_SOURCE_DIR "/tests/onnx/fixtures/encoder2.onnx");
+        const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-import.model.json"));
+        QFile::remove(path);
+        const Run r = cli({QStringLiteral("import"), onnx, QStringLiteral("--set"), QStringLiteral("batch=8"),
+                           QStringLiteral("--set"), QStringLiteral("seq=128"), QStringLiteral("--out"), path});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("227 nodes -> 55 ops") && r.out.contains("repeated   2 blocks of 26 ops") &&
+                     r.out.contains("opaque     none"),
+                 r.out.constData());
+        const QStringList rest{QStringLiteral("--cluster"), QStringLiteral("dgx-a100"), QStringLiteral("--strategy"),
+                               QStringLiteral("dp"), QStringLiteral("--json")};
+        const Run fromJson = cli(QStringList{QStringLiteral("evaluate"), QStringLiteral("--model"), path} + rest);
+        const Run fromOnnx = cli(QStringList{QStringLiteral("evaluate"), QStringLiteral("--model"), onnx, QStringLiteral("--set"),
+                                             QStringLiteral("batch=8"), QStringLiteral("--set"), QStringLiteral("seq=128")} + rest);
+        QCOMPARE(fromJson.exitCode, 0);
+        QCOMPARE(fromOnnx.exitCode, 0);
+        const QJsonObject a = QJsonDocument::fromJson(fromJson.out).object(), b = QJsonDocument::fromJson(fromOnnx.out).object();
+        QCOMPARE(a[QStringLiteral("params_total")].toDouble(), b[QStringLiteral("params_total")].toDouble());
+        QCOMPARE(a[QStringLiteral("step_time_s")].toDouble(), b[QStringLiteral("step_time_s")].toDouble());
+        const Run unbound = cli({QStringLiteral("import"), onnx});
+        QCOMPARE(unbound.exitCode, 2);
+        QVERIFY2(unbound.err.contains("dimension 0 is 'batch'"), unbound.err.constData());
+    }
+
     void exportsFrameworkConfigurations() {
         // gpt3-175b's PTD-P plan as Megatron-LM arguments in a file; another framework's format and a
         // plan Megatron cannot express exit 2 with the reason.

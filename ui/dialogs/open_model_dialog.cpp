@@ -14,6 +14,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QRegularExpression>
 #include <QVBoxLayout>
 
 namespace shardscope::ui {
@@ -36,6 +37,10 @@ OpenModelDialog::OpenModelDialog(const QString& preset, QWidget* parent) : QDial
     auto* fileRow = new QHBoxLayout;
     fileRow->addWidget(path_, 1);
     fileRow->addWidget(browse);
+    fileSets_ = new QLineEdit(this);
+    fileSets_->setObjectName(QStringLiteral("fileSets"));
+    fileSets_->setPlaceholderText(tr("Settings: batch=8, seq=2048 (an ONNX file's symbolic dimensions; a config's parameters)"));
+    connect(fileSets_, &QLineEdit::textEdited, this, [this] { fileChoice_->setChecked(true); });
     error_ = new QLabel(this);
     error_->setStyleSheet(QStringLiteral("color: #b00020"));
     error_->setWordWrap(true);
@@ -47,6 +52,7 @@ OpenModelDialog::OpenModelDialog(const QString& preset, QWidget* parent) : QDial
     layout->addWidget(paramsBox);
     layout->addWidget(fileChoice_);
     layout->addLayout(fileRow);
+    layout->addWidget(fileSets_);
     layout->addWidget(error_);
     layout->addWidget(buttons);
 
@@ -95,6 +101,8 @@ ModelRequest OpenModelDialog::request() const {
     ModelRequest r;
     if (fileChoice_->isChecked()) {
         r.spec = path_->text().trimmed().toStdString();
+        for (const QString& a : fileSets_->text().split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts))
+            r.sets.push_back(a.toStdString());
         return r;
     }
     r.spec = preset_->currentText().toStdString();

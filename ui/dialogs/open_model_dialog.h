@@ -40,6 +40,7 @@ private:
     QLabel* description_ = nullptr;
     QFormLayout* params_ = nullptr;
     QLineEdit* path_ = nullptr;
+    QLineEdit* fileSets_ = nullptr; ///< "batch=8, seq=2048": an ONNX file's symbolic dimensions, a config's parameters
     QLabel* error_ = nullptr;
     std::vector<std::pair<std::string, QLineEdit*>> fields_;
     std::vector<std::pair<std::string, std::string>> defaults_;
