@@ -2,23 +2,50 @@
 
 #include "engine/plans/baselines.h"
 
+#include <algorithm>
+
 namespace shardscope {
 
-std::optional<std::string> axisWithoutDegree(const Mesh& mesh) {
+std::optional<std::string> axisWithoutDegree(const Mesh& mesh, bool contextParallel) {
     for (const MeshAxis& a : mesh.axes)
-        if (a.name != "pipe" && a.name != "data" && a.name != "model")
+        if (a.name != "pipe" && a.name != "data" && a.name != "model" && !(contextParallel && a.name == "seq"))
             return a.name;
     return std::nullopt;
 }
 
 int degreeOf(const Mesh& mesh, const std::string& name) { return mesh.find(name) ? mesh.size(*mesh.find(name)) : 1; }
 
-LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const std::string& pattern) {
+bool hasExperts(const Graph& graph) {
+    return std::any_of(graph.ops().begin(), graph.ops().end(), [](const Op& op) { return !op.hints.expert.empty(); });
+}
+
+LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const std::string& pattern, bool expertsOverData) {
     LayoutDifference d;
-    d.pattern = pattern;
+    d.pattern = expertsOverData ? pattern + " with experts over data" : pattern;
     d.expected = baselinePlan(graph, plan.mesh, pattern, plan.settings, nullptr,
                               plan.pipeline.active() ? &plan.pipeline : nullptr)
                      .strategies;
+    // Each axis in turn: context parallelism splits the sequence, expert parallelism the experts.
+    auto splitOn = [&](AxisId axis, std::size_t o, int f) {
+        OpStrategy s = d.expected[o];
+        s.factorOfAxis[axis.index()] = f;
+        if (verifyStrategy(graph.ops()[o], plan.mesh, s).empty())
+            d.expected[o] = s;
+    };
+    if (const auto seq = plan.mesh.find("seq"))
+        for (std::size_t o = 0; o < graph.ops().size(); ++o) {
+            const int f = graph.ops()[o].rule.findFactor("s");
+            if (f >= 0 && graph.ops()[o].rule.splittable(f))
+                splitOn(*seq, o, f);
+        }
+    const auto data = plan.mesh.find("data");
+    if (expertsOverData && data)
+        for (std::size_t o = 0; o < graph.ops().size(); ++o) {
+            const Op& op = graph.ops()[o];
+            const int e = op.hints.expert.empty() ? -1 : op.rule.findFactor(op.hints.expert);
+            if (e >= 0)
+                splitOn(*data, o, e);
+        }
     for (std::size_t o = 0; o < plan.strategies.size(); ++o)
         if (!(plan.strategies[o] == d.expected[o]))
             d.ops.push_back(o);

@@ -11,8 +11,9 @@
 
 namespace shardscope {
 
-/// The first axis of `mesh` other than pipe, data and model (the degrees frameworks name), if any.
-std::optional<std::string> axisWithoutDegree(const Mesh& mesh);
+/// The first axis of `mesh` other than pipe, data and model (and seq, with `contextParallel`: the
+/// degrees frameworks name), if any.
+std::optional<std::string> axisWithoutDegree(const Mesh& mesh, bool contextParallel = false);
 
 /// The size of `mesh`'s axis `name`, or 1 without one.
 int degreeOf(const Mesh& mesh, const std::string& name);
@@ -24,8 +25,16 @@ struct LayoutDifference {
     std::vector<OpStrategy> expected;          ///< per op of the graph, the pattern's strategy
 };
 
-/// The difference of `plan` from `pattern` on its mesh, cut and settings.
-LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const std::string& pattern);
+/// The difference of `plan` from `pattern` on its mesh, cut and settings. On a mesh with a seq axis the
+/// pattern splits every op's sequence factor ("s") over it too (context parallelism: Megatron-LM's
+/// --context-parallel-size, torchtitan's context_parallel_degree). With `expertsOverData`, the
+/// pattern's experts are split over the data axis as well (expert parallelism: each data rank holds
+/// experts / data of them; Megatron-LM's --expert-model-parallel-size).
+LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const std::string& pattern,
+                                  bool expertsOverData = false);
+
+/// True when `graph` has ops of routed experts (their expert factor hinted).
+bool hasExperts(const Graph& graph);
 
 /// "2 ops differ from <framework>'s <pattern> layout on <mesh>: a is X, <framework>'s Y; ..." (at most
 /// five ops named).

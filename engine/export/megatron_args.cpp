@@ -14,19 +14,21 @@ namespace {
 
 [[noreturn]] void refuse(const std::string& why) { throw InputError("megatron export: " + why); }
 
-/// The Megatron pattern whose strategies `plan` has: "megatron-sp", "megatron" or "dp"; else refuses
-/// naming the ops that differ from the closest.
-std::string patternOf(const Graph& graph, const Plan& plan, bool tensorParallel) {
+/// The Megatron layout `plan` has: its pattern ("megatron-sp", "megatron" or "dp") and whether the
+/// experts are split over the data axis; else refuses naming the ops that differ from the closest.
+std::pair<std::string, bool> patternOf(const Graph& graph, const Plan& plan, bool tensorParallel) {
     const std::vector<std::string> patterns =
         tensorParallel ? std::vector<std::string>{"megatron-sp", "megatron"} : std::vector<std::string>{"dp"};
+    const bool experts = hasExperts(graph) && degreeOf(plan.mesh, "data") > 1;
     std::optional<LayoutDifference> closest;
-    for (const std::string& pattern : patterns) {
-        LayoutDifference d = layoutDifference(graph, plan, pattern);
-        if (d.ops.empty())
-            return pattern;
-        if (!closest || d.ops.size() < closest->ops.size())
-            closest = std::move(d);
-    }
+    for (const std::string& pattern : patterns)
+        for (const bool overData : experts ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+            LayoutDifference d = layoutDifference(graph, plan, pattern, overData);
+            if (d.ops.empty())
+                return {pattern, overData};
+            if (!closest || d.ops.size() < closest->ops.size())
+                closest = std::move(d);
+        }
     refuse(describeDifference(graph, plan, *closest, "Megatron-LM"));
 }
 
@@ -80,15 +82,22 @@ void addPipeline(const Graph& graph, const Plan& plan, MegatronArguments& args) 
 
 MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int globalBatch) {
     const Mesh& mesh = plan.mesh;
-    if (const auto axis = axisWithoutDegree(mesh))
-        refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data and model axes map to "
-               "Megatron-LM's pipeline, data and tensor parallelism here");
+    if (const auto axis = axisWithoutDegree(mesh, true))
+        refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data, seq and model axes map to "
+               "Megatron-LM's pipeline, data, context and tensor parallelism here");
     const int tp = degreeOf(mesh, "model"), dp = degreeOf(mesh, "data");
     MegatronArguments args;
-    const std::string pattern = patternOf(graph, plan, tp > 1);
+    const auto [pattern, expertParallel] = patternOf(graph, plan, tp > 1);
     args.emplace_back("--tensor-model-parallel-size", std::to_string(tp));
     if (pattern == "megatron-sp")
         args.emplace_back("--sequence-parallel", "");
+    if (const int cp = degreeOf(mesh, "seq"); cp > 1)
+        args.emplace_back("--context-parallel-size", std::to_string(cp));
+    if (expertParallel) {
+        args.emplace_back("--expert-model-parallel-size", std::to_string(dp));
+        if (tp > 1)
+            args.emplace_back("--expert-tensor-parallel-size", std::to_string(tp));
+    }
     if (plan.pipeline.active())
         addPipeline(graph, plan, args);
     const StepSettings& s = plan.settings;

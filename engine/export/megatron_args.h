@@ -6,6 +6,9 @@
 // strategy is the megatron (or megatron-sp, or dp when there is no model axis) baseline's on the
 // plan's mesh; otherwise the export is refused with the ops that differ, never approximated.
 //
+// Routed experts split over the data axis (each data rank holding experts / data of them) export as
+// --expert-model-parallel-size, with the experts' tensor split as --expert-tensor-parallel-size.
+//
 // Example: megatron-sp+zero1 on pipe=8,data=16,model=8, 96 layers, 64 micro-batches of one sequence,
 // interleaved with 3 chunks per stage, full recomputation:
 //   --tensor-model-parallel-size 8 --sequence-parallel --pipeline-model-parallel-size 8

@@ -18,9 +18,9 @@ std::string quoted(const std::string& s) { return "\"" + s + "\""; }
 
 std::string torchtitanConfig(const Graph& graph, const Plan& plan, int globalBatch, int seqLen) {
     const Mesh& mesh = plan.mesh;
-    if (const auto axis = axisWithoutDegree(mesh))
-        refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data and model axes map to "
-               "torchtitan's pipeline, data and tensor parallel degrees here");
+    if (const auto axis = axisWithoutDegree(mesh, true))
+        refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data, seq and model axes map to "
+               "torchtitan's pipeline, data, context and tensor parallel degrees here");
     const int tp = degreeOf(mesh, "model"), dp = degreeOf(mesh, "data"), pp = mesh.pipelineStages();
     if (const LayoutDifference d = layoutDifference(graph, plan, tp > 1 ? "megatron-sp" : "dp"); !d.ops.empty())
         refuse(describeDifference(graph, plan, d, "torchtitan"));
@@ -57,7 +57,7 @@ std::string torchtitanConfig(const Graph& graph, const Plan& plan, int globalBat
         toml += line("pipeline_parallel_schedule", quoted(s.schedule == Schedule::GPipe ? "GPipe" : "1F1B"));
         toml += line("pipeline_parallel_microbatch_size", std::to_string(microbatch));
     }
-    toml += line("context_parallel_degree", "1");
+    toml += line("context_parallel_degree", std::to_string(degreeOf(mesh, "seq")));
     toml += "\n[activation_checkpoint]\n";
     toml += line("mode", quoted(s.recompute == Recompute::Full ? "full" : "none"));
     return toml;

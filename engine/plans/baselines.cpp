@@ -103,6 +103,9 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
     const Spec s = parseSpec(spec);
     std::optional<AxisId> data = mesh.find("data");
     std::optional<AxisId> model = mesh.find("model");
+    // Context parallelism (Megatron-LM's --context-parallel-size): an axis named "seq" splits every
+    // op's sequence factor, the keys and values gathered where attention reads them.
+    const std::optional<AxisId> seq = mesh.find("seq");
     if (!data && !model) {
         // The unnamed axes, major to minor, without the pipe axis (it holds stages).
         std::vector<AxisId> free;
@@ -137,6 +140,8 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
                 trySplit(op, mesh, st, model, op.hints.sequence);
         }
         trySplit(op, mesh, st, data, batchFactor(op));
+        if (seq && op.rule.findFactor("s") >= 0 && op.rule.splittable(op.rule.findFactor("s")))
+            trySplit(op, mesh, st, seq, "s");
     }
     for (std::size_t o = 0; o < graph.ops().size(); ++o)
         if (twin(o) != o)

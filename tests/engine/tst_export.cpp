@@ -4,6 +4,7 @@
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
+#include "engine/builders/builders.h"
 #include "engine/export/deepspeed_config.h"
 #include "engine/export/jax_module.h"
 #include "engine/export/megatron_args.h"
@@ -33,7 +34,8 @@ Plan readBack(const MegatronArguments& args, int devices) {
     std::map<std::string, std::string> flags(args.begin(), args.end());
     auto number = [&](const std::string& f, int otherwise) { return flags.count(f) ? std::stoi(flags[f]) : otherwise; };
     const int tp = number("--tensor-model-parallel-size", 1), pp = number("--pipeline-model-parallel-size", 1);
-    const int dp = devices / tp / pp;
+    const int cp = number("--context-parallel-size", 1);
+    const int dp = devices / tp / pp / cp;
     StepSettings s;
     s.microbatches = number("--global-batch-size", 0) / dp / number("--micro-batch-size", 1);
     s.zeroStage = flags.count("--use-distributed-optimizer") ? 1 : 0;
@@ -56,6 +58,8 @@ Plan readBack(const MegatronArguments& args, int devices) {
             cut.back() = last;
     }
     std::string mesh = (pp > 1 ? "pipe=" + std::to_string(pp) + "," : "") + "data=" + std::to_string(dp);
+    if (cp > 1) // context parallelism: the sequence split over its own axis
+        mesh += ",seq=" + std::to_string(cp);
     if (tp > 1)
         mesh += ",model=" + std::to_string(tp);
     const std::string pattern = tp == 1 ? "dp" : flags.count("--sequence-parallel") ? "megatron-sp" : "megatron";
@@ -125,6 +129,7 @@ private slots:
         QTest::newRow("megatron-sp+zero1") << "data=8,model=8" << "megatron-sp+zero1" << 2 << int(Recompute::Full) << 1 << "";
         QTest::newRow("PTD-P 1F1B") << "pipe=4,data=2,model=8" << "megatron-sp+zero1" << 96 << int(Recompute::Full) << 1 << "";
         QTest::newRow("PTD-P interleaved") << "pipe=4,data=2,model=8" << "megatron" << 48 << int(Recompute::Full) << 2 << "";
+        QTest::newRow("context parallel") << "data=4,seq=2,model=8" << "megatron-sp+zero1" << 4 << int(Recompute::Full) << 1 << "";
         QTest::newRow("PTD-P uneven first and last") << "pipe=4,data=2,model=8" << "megatron-sp" << 48
                                                    << int(Recompute::None) << 1 << "23,25,25,23";
     }
@@ -172,7 +177,7 @@ private slots:
             }
         refused(g, p, "1 ops differ from Megatron-LM's megatron layout on data=8,model=8: layers.7.attn.proj is");
         refused(g, planOf(g, Mesh::parse("data=8,model=8"), "megatron+zero3", s), "ZeRO-3 has no Megatron-LM flag");
-        refused(g, planOf(g, Mesh::parse("data=4,seq=2,model=8"), "megatron", s), "mesh axis 'seq'");
+        refused(g, planOf(g, Mesh::parse("data=4,expert=2,model=8"), "megatron", s), "mesh axis 'expert'");
         StepSettings gpipe = s;
         gpipe.schedule = Schedule::GPipe;
         refused(g, planOf(g, Mesh::parse("pipe=4,data=2,model=8"), "megatron", gpipe), "runs GPipe");
@@ -183,6 +188,42 @@ private slots:
         many.microbatches = 512;
         refused(gpt96(512), planOf(gpt96(512), Mesh::parse("data=8,model=8"), "megatron", many),
                 "does not deal into 8 data-parallel replicas x 512 micro-batches");
+    }
+
+    void expertParallelismBecomesMegatronsExpertFlags() {
+        // Mixtral's shape (8 experts, top-2) on data=8,model=2: Megatron-LM's expert parallelism puts
+        // 8 / EP experts on each data rank (the expert weights split on their expert dimension over
+        // data) and splits each expert's FFN over the tensor-parallel ranks.
+        ModelParams mp;
+        mp.layers = 4;
+        mp.hidden = 256;
+        mp.heads = 8;
+        mp.kvHeads = 2;
+        mp.ffn = 512;
+        mp.seq = 256;
+        mp.vocab = 512;
+        mp.batch = 64;
+        const Graph g = buildModel("moe", mp, 1, "moe");
+        const Mesh mesh = Mesh::parse("data=8,model=2");
+        StepSettings s;
+        Plan p = planOf(g, mesh, "megatron-sp", s);
+        for (std::size_t o = 0; o < g.ops().size(); ++o)
+            if (!g.ops()[o].hints.expert.empty())
+                p.strategies[o].factorOfAxis[0] = g.ops()[o].rule.findFactor(g.ops()[o].hints.expert);
+        std::map<std::string, std::string> flags;
+        for (const auto& [flag, value] : megatronArguments(g, p, 64))
+            flags[flag] = value;
+        QCOMPARE(flags["--expert-model-parallel-size"], std::string("8"));
+        QCOMPARE(flags["--expert-tensor-parallel-size"], std::string("2"));
+        // By the flags' meaning: each expert weight is split 8 ways on its expert dimension, over data.
+        const Op& experts = g.op(*g.findOp("layers.0.moe.experts.gate_up"));
+        const TensorSharding w = inputSharding(experts, 1, p.strategies[g.findOp("layers.0.moe.experts.gate_up")->index()]);
+        QCOMPARE(w.dims[0], axisBit(AxisId(0)));
+        // Without expert parallelism the same model exports no expert flags.
+        std::map<std::string, std::string> plain;
+        for (const auto& [flag, value] : megatronArguments(g, planOf(g, mesh, "megatron-sp", s), 64))
+            plain[flag] = value;
+        QCOMPARE(plain.count("--expert-model-parallel-size"), std::size_t(0));
     }
 
     void deepspeedConfigsRoundTrip_data() {
@@ -242,6 +283,8 @@ private slots:
         QTest::newRow("ZeRO-2 + TP + PP 1F1B") << "pipe=4,data=2,model=8" << "megatron-sp+zero2" << 48 << int(Recompute::Full)
                                                << int(Schedule::OneFOneB);
         QTest::newRow("PP GPipe") << "pipe=4,data=16" << "zero3" << 24 << int(Recompute::None) << int(Schedule::GPipe);
+        QTest::newRow("FSDP + TP + CP") << "data=4,seq=2,model=8" << "megatron-sp+zero3" << 1 << int(Recompute::Full)
+                                        << int(Schedule::OneFOneB);
     }
     void torchtitanConfigsRoundTrip() {
         // Export, read the TOML back by torchtitan's meaning (data parallel = replicate x shard, ZeRO by
@@ -285,6 +328,8 @@ private slots:
                                                                                               : Schedule::OneFOneB;
         const int zero = replicate > 1 ? 0 : keys.at("parallelism.fsdp_reshard_after_forward") == "never" ? 2 : 3;
         std::string rebuiltMesh = (pp > 1 ? "pipe=" + std::to_string(pp) + "," : "") + "data=" + std::to_string(replicate * shard);
+        if (const int cp = number("parallelism.context_parallel_degree"); cp > 1)
+            rebuiltMesh += ",seq=" + std::to_string(cp);
         if (tp > 1)
             rebuiltMesh += ",model=" + std::to_string(tp);
         const Plan rebuilt = planOf(gpt96(back.microbatches), Mesh::parse(rebuiltMesh),
