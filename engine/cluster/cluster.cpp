@@ -1,6 +1,7 @@
 #include "engine/cluster/cluster.h"
 
 #include "engine/util/error.h"
+#include "engine/util/limits.h"
 
 #include <algorithm>
 
@@ -17,6 +18,18 @@ double DeviceSpec::peakFor(DType t) const {
     return best;
 }
 
+void Cluster::checkDeviceCount(const std::string& where) const {
+    std::int64_t devices = 1;
+    std::string product;
+    for (const LinkLevel& l : levels) {
+        product += (product.empty() ? "" : " x ") + std::to_string(l.size);
+        if (l.size < 1 || (devices *= l.size) > kMaxDevices)
+            throw InputError(where + ": the levels' sizes (" + product + (l.size < 1 ? "" : " ...") + ") give " +
+                             (l.size < 1 ? std::string("no devices") : "more than the limit of " +
+                                                                          withSeparators(kMaxDevices) + " devices"));
+    }
+}
+
 int Cluster::deviceCount() const {
     int n = 1;
     for (const LinkLevel& l : levels)
@@ -27,6 +40,7 @@ int Cluster::deviceCount() const {
 void Cluster::validate(const std::string& where) const {
     if (levels.empty())
         throw InputError(where + ": field 'levels' is empty");
+    checkDeviceCount(where);
     if (device.peakFlops.empty())
         throw InputError(where + ": field 'device.peak_flops' is empty");
     for (const auto& [d, v] : device.peakFlops)

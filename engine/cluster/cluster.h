@@ -54,6 +54,8 @@ struct Cluster {
 
     /// Number of devices (product of level sizes).
     int deviceCount() const;
+    /// Throws InputError naming `where` when the levels give no devices or more than kMaxDevices.
+    void checkDeviceCount(const std::string& where) const;
     /// Devices per node (size of level 0).
     int devicesPerNode() const { return levels.empty() ? 1 : levels.front().size; }
     /// Checks figures are positive and levels present. Throws InputError naming the field.

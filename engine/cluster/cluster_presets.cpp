@@ -83,8 +83,11 @@ Cluster clusterPreset(const std::string& name, int nodes) {
     if (nodes < 1)
         throw InputError("--nodes: must be at least 1, got " + std::to_string(nodes));
     for (const PresetFigures& f : kPresets)
-        if (name == f.name)
-            return makeCluster(f, nodes);
+        if (name == f.name) {
+            const Cluster c = makeCluster(f, nodes);
+            c.checkDeviceCount("--nodes " + std::to_string(nodes));
+            return c;
+        }
     std::string known;
     for (const auto& p : clusterPresets())
         known += (known.empty() ? "" : ", ") + p.name;

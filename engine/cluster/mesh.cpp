@@ -1,6 +1,7 @@
 #include "engine/cluster/mesh.h"
 
 #include "engine/util/error.h"
+#include "engine/util/limits.h"
 
 #include <bit>
 #include <cctype>
@@ -24,7 +25,11 @@ Mesh Mesh::parse(const std::string& text) {
         const std::string size = part.substr(eq + 1);
         for (char ch : size)
             if (!std::isdigit(static_cast<unsigned char>(ch)))
-                throw InputError("--mesh '" + text + "': size '" + size + "' of axis '" + axis.name + "' is not a number");
+                throw InputError("--mesh '" + text.substr(0, 80) + "': size '" + size.substr(0, 20) + "' of axis '" +
+                                 axis.name.substr(0, 40) + "' is not a number");
+        if (size.size() > 7 || std::stoll(size) > kMaxDevices)
+            throw InputError("--mesh '" + text.substr(0, 80) + "': axis '" + axis.name.substr(0, 40) + "' of size " +
+                             size.substr(0, 20) + " exceeds the limit of " + withSeparators(kMaxDevices) + " devices");
         axis.size = std::stoi(size);
         if (axis.size < 1)
             throw InputError("--mesh '" + text + "': axis '" + axis.name + "' must have size at least 1");
@@ -34,6 +39,11 @@ Mesh Mesh::parse(const std::string& text) {
     }
     if (mesh.axes.empty())
         throw InputError("--mesh: empty mesh");
+    std::int64_t devices = 1;
+    for (const MeshAxis& a : mesh.axes)
+        if ((devices *= a.size) > kMaxDevices)
+            throw InputError("--mesh '" + text.substr(0, 80) + "': more than the limit of " + withSeparators(kMaxDevices) +
+                             " devices");
     if (mesh.axes.size() > kMaxMeshAxes)
         throw InputError("--mesh '" + text + "': at most " + std::to_string(kMaxMeshAxes) + " axes");
     if (const auto pipe = mesh.pipeAxis(); pipe && pipe->value != 0)

@@ -97,6 +97,7 @@ Cluster withNodes(Cluster c, int nodes) {
         c.levels.push_back(LinkLevel{"cluster", 1, c.levels.front().bandwidth, c.levels.front().latency,
                                      c.levels.front().efficiency, c.levels.front().baseLatency});
     c.levels[1].size = nodes;
+    c.checkDeviceCount("--nodes " + std::to_string(nodes));
     return c;
 }
 

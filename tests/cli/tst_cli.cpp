@@ -121,6 +121,26 @@ private slots:
             << QStringLiteral("4 repeated blocks cannot fill 8 model chunks");
         QTest::newRow("bad recompute") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--recompute"), QStringLiteral("some")}
                                        << QStringLiteral("expected none, selective or full");
+        // Sizes whose products wrapped to 0 in int and crashed with SIGFPE (issue 15).
+        const QString limit = QStringLiteral("limit of 1,048,576 devices");
+        QTest::newRow("nodes beyond the device limit")
+            << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--nodes"), QStringLiteral("536870912")} << limit;
+        QTest::newRow("cluster levels beyond the device limit") << QStringList{ev, m, QStringLiteral("gpt"), c, fixture("huge-levels.cluster.json")}
+                                                                << limit;
+        QTest::newRow("mesh beyond the device limit")
+            << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--mesh"), QStringLiteral("data=65536,model=65536")} << limit;
+        QTest::newRow("mesh size past int") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--mesh"), QStringLiteral("data=4294967304")}
+                                            << limit;
+        const QString plan = fixture("huge-mesh.plan.json");
+        for (const QString& command : {QStringLiteral("evaluate"), QStringLiteral("simulate")})
+            QTest::newRow(qPrintable(command + QStringLiteral(" of a plan beyond the device limit")))
+                << QStringList{command, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--strategy"), plan} << limit;
+        QTest::newRow("explain of a plan beyond the device limit")
+            << QStringList{QStringLiteral("explain"), m, QStringLiteral("gpt"), c, a100, QStringLiteral("--plan"), plan,
+                           QStringLiteral("--op"), QStringLiteral("embed")}
+            << limit;
+        QTest::newRow("search locked to a plan beyond the device limit")
+            << QStringList{QStringLiteral("search"), m, QStringLiteral("gpt"), c, a100, QStringLiteral("--lock"), plan} << limit;
     }
     void badInputExitsTwoWithOneLine() {
         QFETCH(QStringList, args);

@@ -1,0 +1,26 @@
+#pragma once
+// Named limits on the sizes inputs may ask for: generous for real work (16,384-GPU clusters and
+// beyond), small enough that every count and product fits in an int and nothing divides by a
+// wrapped zero. Every input that sets one of these sizes is checked against its limit, and the
+// refusal names the field and the limit.
+
+#include <cstdint>
+#include <string>
+
+namespace shardscope {
+
+/// Devices in a cluster or a mesh: 2^20 (1,048,576).
+constexpr std::int64_t kMaxDevices = std::int64_t(1) << 20;
+
+/// "1,048,576": `n` with thousands separators, for limit messages.
+inline std::string withSeparators(std::int64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+} // namespace shardscope
