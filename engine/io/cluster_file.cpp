@@ -8,7 +8,8 @@ namespace shardscope {
 
 using nlohmann::json;
 
-Cluster parseClusterJson(const std::string& text, const std::string& source) {
+/// The reading itself; parseClusterJson turns stray JSON type errors into input errors.
+static Cluster parseClusterJsonUnguarded(const std::string& text, const std::string& source) {
     const JsonFields in(source);
     const json doc = in.parse(text);
     in.checkHeader(doc, "shardscope-cluster");
@@ -60,6 +61,10 @@ Cluster parseClusterJson(const std::string& text, const std::string& source) {
     }
     c.validate(source);
     return c;
+}
+
+Cluster parseClusterJson(const std::string& text, const std::string& source) {
+    return guardJson(source, [&] { return parseClusterJsonUnguarded(text, source); });
 }
 
 std::string clusterToJson(const Cluster& c) {

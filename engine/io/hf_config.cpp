@@ -219,7 +219,8 @@ std::string supportedHfModelTypes() {
     return out + ", gemma3 (its text_config)";
 }
 
-HfModel parseHfConfig(const nlohmann::json& c, const std::string& source) {
+/// The reading itself; parseHfConfig turns stray JSON type errors into input errors.
+static HfModel parseHfConfigUnguarded(const nlohmann::json& c, const std::string& source) {
     const JsonFields in(source);
     HfModel m;
     std::string type = in.string(c, "", "model_type");
@@ -241,6 +242,10 @@ HfModel parseHfConfig(const nlohmann::json& c, const std::string& source) {
     m.family = reader->second(r, m.params);
     readDtype(ConfigReader(in, c, ""), m.params);
     return m;
+}
+
+HfModel parseHfConfig(const nlohmann::json& c, const std::string& source) {
+    return guardJson(source, [&] { return parseHfConfigUnguarded(c, source); });
 }
 
 } // namespace shardscope

@@ -20,6 +20,12 @@ nlohmann::json JsonFields::parse(const std::string& text) const {
         const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upTo), '\n');
         throw InputError(source_ + ": malformed JSON at line " + std::to_string(line) + " (byte " +
                          std::to_string(e.byte) + ")");
+    } catch (const nlohmann::json::exception& e) {
+        // A number past double's range (1e999) and other values JSON allows but C++ cannot hold.
+        std::string what = e.what();
+        if (const std::size_t bracket = what.find("] "); bracket != std::string::npos)
+            what = what.substr(bracket + 2);
+        throw InputError(source_ + ": " + what.substr(0, 120));
     }
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // Reading JSON objects field by field with errors that name the file and the field.
 
+#include "engine/util/error.h"
+
 #include <nlohmann/json.hpp>
 
 #include <initializer_list>
@@ -44,6 +46,20 @@ private:
     const nlohmann::json& field(const nlohmann::json& obj, const std::string& path, const char* key) const;
     std::string source_;
 };
+
+/// Runs `read`, turning a nlohmann::json exception it lets out (a value of the wrong type read without
+/// a check) into InputError "SOURCE: what": bad input never reaches the CLI as an internal error.
+template <typename Read>
+auto guardJson(const std::string& source, Read&& read) -> decltype(read()) {
+    try {
+        return read();
+    } catch (const nlohmann::json::exception& e) {
+        std::string what = e.what();
+        if (const std::size_t bracket = what.find("] "); bracket != std::string::npos)
+            what = what.substr(bracket + 2);
+        throw InputError(source + ": " + what.substr(0, 120));
+    }
+}
 
 /// Reads a whole file; throws InputError "PATH: cannot read" when it cannot be opened.
 std::string readTextFile(const std::string& path);

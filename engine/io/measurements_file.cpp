@@ -95,7 +95,8 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
 
 } // namespace
 
-std::vector<MeasuredRun> parseMeasurementsJson(const std::string& text, const std::string& source,
+/// The reading itself; parseMeasurementsJson turns stray JSON type errors into input errors.
+static std::vector<MeasuredRun> parseMeasurementsJsonUnguarded(const std::string& text, const std::string& source,
                                                const std::string& cluster) {
     const JsonFields in(source);
     const json doc = in.parse(text);
@@ -110,6 +111,11 @@ std::vector<MeasuredRun> parseMeasurementsJson(const std::string& text, const st
         out.back().cluster = cluster;
     }
     return out;
+}
+
+std::vector<MeasuredRun> parseMeasurementsJson(const std::string& text, const std::string& source,
+                                               const std::string& cluster) {
+    return guardJson(source, [&] { return parseMeasurementsJsonUnguarded(text, source, cluster); });
 }
 
 std::vector<MeasuredRun> loadMeasurements(const std::string& path, const std::string& cluster) {

@@ -32,7 +32,8 @@ std::vector<TensorId> tensorList(const JsonFields& in, const json& op, const std
 
 } // namespace
 
-Graph parseModelJson(const std::string& text, const std::string& source) {
+/// The reading itself; parseModelJson turns stray JSON type errors into input errors.
+static Graph parseModelJsonUnguarded(const std::string& text, const std::string& source) {
     const JsonFields in(source);
     const json doc = in.parse(text);
     in.checkHeader(doc, "shardscope-model");
@@ -123,6 +124,10 @@ Graph parseModelJson(const std::string& text, const std::string& source) {
         throw InputError(source + ": " + e.what());
     }
     return g;
+}
+
+Graph parseModelJson(const std::string& text, const std::string& source) {
+    return guardJson(source, [&] { return parseModelJsonUnguarded(text, source); });
 }
 
 std::string modelToJson(const Graph& g) {

@@ -4,6 +4,8 @@
 #include "engine/io/tactic_file.h"
 #include "engine/util/error.h"
 
+#include <cstdlib>
+
 namespace shardscope {
 
 using nlohmann::json;
@@ -18,12 +20,13 @@ TacticStep parseTacticStep(const json& obj, const JsonFields& in, const std::str
     s.stepTime = in.number(obj, path, "step_time_s");
     s.analyticStepTime = obj.contains("analytic_step_time_s") ? in.number(obj, path, "analytic_step_time_s") : s.stepTime;
     s.peakMemory = in.number(obj, path, "peak_memory_bytes");
-    s.feasible = !obj.contains("feasible") || obj.at("feasible").get<bool>();
+    s.feasible = !obj.contains("feasible") || in.boolean(obj, path, "feasible");
     if (obj.contains("collectives_added"))
-        for (auto it = obj.at("collectives_added").begin(); it != obj.at("collectives_added").end(); ++it) {
-            if (!it.value().is_number_integer())
-                in.fail(path + ".collectives_added." + it.key(), "must be a whole number");
-            s.collectivesAdded[it.key()] = it.value().get<int>();
+        for (const auto& [kind, count] : in.object(obj, path, "collectives_added").items()) {
+            // Negative where a tactic removed collectives the step before it had.
+            if (!count.is_number_integer() || std::llabs(count.get<long long>()) > 1000000000)
+                in.fail(path + ".collectives_added." + kind.substr(0, 40), "must be a whole number of collectives");
+            s.collectivesAdded[kind] = count.get<int>();
         }
     for (const char* key : {"conflicts", "notes"})
         if (obj.contains(key))
@@ -50,7 +53,8 @@ json tacticStepToJson(const TacticStep& s) {
                 {"decided_axes", s.decidedAxes}};
 }
 
-Plan parsePlanJson(const std::string& text, const std::string& source, const Graph& graph) {
+/// The reading itself; parsePlanJson turns stray JSON type errors into input errors.
+static Plan parsePlanJsonUnguarded(const std::string& text, const std::string& source, const Graph& graph) {
     const JsonFields in(source);
     const json doc = in.parse(text);
     in.checkHeader(doc, "shardscope-plan");
@@ -211,6 +215,10 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
     if (auto err = plan.verify(graph); !err.empty())
         in.fail("strategies", err);
     return plan;
+}
+
+Plan parsePlanJson(const std::string& text, const std::string& source, const Graph& graph) {
+    return guardJson(source, [&] { return parsePlanJsonUnguarded(text, source, graph); });
 }
 
 std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation) {

@@ -87,7 +87,8 @@ Tactic parseTactic(const json& obj, const JsonFields& in, const std::string& pat
     return t;
 }
 
-std::vector<Tactic> parseTacticsJson(const std::string& text, const std::string& source) {
+/// The reading itself; parseTacticsJson turns stray JSON type errors into input errors.
+static std::vector<Tactic> parseTacticsJsonUnguarded(const std::string& text, const std::string& source) {
     const JsonFields in(source);
     const json doc = in.parse(text);
     in.checkHeader(doc, "shardscope-tactics");
@@ -97,6 +98,10 @@ std::vector<Tactic> parseTacticsJson(const std::string& text, const std::string&
     for (std::size_t i = 0; i < list.size(); ++i)
         out.push_back(parseTactic(list[i], in, "tactics[" + std::to_string(i) + "]"));
     return out;
+}
+
+std::vector<Tactic> parseTacticsJson(const std::string& text, const std::string& source) {
+    return guardJson(source, [&] { return parseTacticsJsonUnguarded(text, source); });
 }
 
 json tacticToJson(const Tactic& t) {

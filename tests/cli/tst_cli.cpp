@@ -131,6 +131,15 @@ private slots:
             << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--mesh"), QStringLiteral("data=65536,model=65536")} << limit;
         QTest::newRow("mesh size past int") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--mesh"), QStringLiteral("data=4294967304")}
                                             << limit;
+        // Values JSON allows but the readers did not check, once exit 1 ("internal error").
+        QTest::newRow("number past double") << QStringList{ev, m, fixture("number-overflow.model.json"), c, a100}
+                                            << QStringLiteral("number-overflow.model.json: number overflow parsing '1e999'");
+        QTest::newRow("tactic step collectives not an object")
+            << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--strategy"), fixture("bad-collectives.plan.json")}
+            << QStringLiteral("field 'tactics[0].step.collectives_added': must be an object");
+        QTest::newRow("tactic step feasible not a boolean")
+            << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--strategy"), fixture("bad-feasible.plan.json")}
+            << QStringLiteral("field 'tactics[0].step.feasible': must be true or false");
         const QString plan = fixture("huge-mesh.plan.json");
         for (const QString& command : {QStringLiteral("evaluate"), QStringLiteral("simulate")})
             QTest::newRow(qPrintable(command + QStringLiteral(" of a plan beyond the device limit")))
