@@ -80,6 +80,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         auto value = [&]() -> const std::string& {
             if (i + 1 >= args.size())
                 throw InputError(a + ": missing value");
+            if (args[i + 1].empty()) // --plan-out "", --devices "": never meant
+                throw InputError(a + ": empty value");
             return args[++i];
         };
         if (a == "--json")

@@ -3,11 +3,8 @@
 #include "engine/util/error.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 namespace shardscope {
 
@@ -124,26 +121,6 @@ std::string readTextFile(const std::string& path) {
     std::ostringstream s;
     s << in.rdbuf();
     return s.str();
-}
-
-void writeFileAtomically(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp";
-    FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (!f)
-        throw InputError(path + ": cannot write the file");
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 &&
-                    ::fsync(fileno(f)) == 0;
-    std::fclose(f);
-    std::error_code ec;
-    if (!ok) {
-        std::filesystem::remove(tmp, ec);
-        throw InputError(path + ": writing failed");
-    }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw InputError(path + ": cannot replace the file");
-    }
 }
 
 } // namespace shardscope

@@ -1,6 +1,7 @@
 #pragma once
 // Reading JSON objects field by field with errors that name the file and the field.
 
+#include "engine/io/safe_write.h"
 #include "engine/util/error.h"
 
 #include <nlohmann/json.hpp>
@@ -63,7 +64,5 @@ auto guardJson(const std::string& source, Read&& read) -> decltype(read()) {
 
 /// Reads a whole file; throws InputError "PATH: cannot read" when it cannot be opened.
 std::string readTextFile(const std::string& path);
-/// Writes `text` to `path` atomically (temporary file, flush, rename). Throws InputError on failure.
-void writeFileAtomically(const std::string& path, const std::string& text);
 
 } // namespace shardscope

@@ -18,6 +18,8 @@ struct Spec {
 Spec parseSpec(const std::string& spec) {
     Spec s;
     bool havePattern = false, haveZero = false;
+    if (!spec.empty() && (spec.front() == '+' || spec.back() == '+' || spec.find("++") != std::string::npos))
+        throw InputError("--strategy " + spec.substr(0, 80) + ": a '+' joins two names; one is missing");
     std::stringstream in(spec);
     std::string part;
     const std::string known = "dp, megatron, megatron-sp, zero1, zero2, zero3, fsdp, or a combination such as "

@@ -140,6 +140,18 @@ private slots:
         QTest::newRow("tactic step feasible not a boolean")
             << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--strategy"), fixture("bad-feasible.plan.json")}
             << QStringLiteral("field 'tactics[0].step.feasible': must be true or false");
+        QTest::newRow("plan written to a device") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--plan-out"), QStringLiteral("/dev/full")}
+                                                  << QStringLiteral("/dev/full: not a regular file");
+        QTest::newRow("empty plan file name") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--plan-out"), QString()}
+                                              << QStringLiteral("--plan-out: empty value");
+        QTest::newRow("empty device list") << QStringList{QStringLiteral("simulate"), m, QStringLiteral("gpt"), c, a100, QStringLiteral("--devices"), QString()}
+                                           << QStringLiteral("--devices: empty value");
+        QTest::newRow("dangling plus") << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--strategy"), QStringLiteral("dp+")}
+                                       << QStringLiteral("a '+' joins two names");
+        QTest::newRow("input echoed with its newlines") << QStringList{ev, m, QStringLiteral("gpt\nsecond line"), c, a100}
+                                                       << QStringLiteral("unknown model preset 'gpt\\nsecond line'");
+        QTest::newRow("input echoed at length") << QStringList{ev, m, QStringLiteral("g").repeated(100000), c, a100}
+                                                << QStringLiteral("...");
         const QString plan = fixture("huge-mesh.plan.json");
         for (const QString& command : {QStringLiteral("evaluate"), QStringLiteral("simulate")})
             QTest::newRow(qPrintable(command + QStringLiteral(" of a plan beyond the device limit")))
