@@ -1,6 +1,7 @@
 #include "engine/builders/model_params.h"
 
 #include "engine/util/error.h"
+#include "engine/util/limits.h"
 
 #include <cctype>
 
@@ -29,8 +30,11 @@ bool parseFlag(const std::string& key, const std::string& value) {
 } // namespace
 
 void ModelParams::set(const std::string& key, const std::string& value) {
-    if (key == "layers")
+    if (key == "layers") {
         layers = parsePositive(key, value, false);
+        if (layers > kMaxLayers)
+            throw InputError("--set layers=" + value + ": more than the limit of " + withSeparators(kMaxLayers) + " layers");
+    }
     else if (key == "hidden")
         hidden = parsePositive(key, value, false);
     else if (key == "heads")

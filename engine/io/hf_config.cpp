@@ -1,6 +1,7 @@
 #include "engine/io/hf_config.h"
 
 #include "engine/io/json_fields.h"
+#include "engine/util/limits.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -51,6 +52,8 @@ private:
 /// The fields every Llama-like decoder has; `tiedByDefault` is the family's tie_word_embeddings default.
 void readDecoder(const ConfigReader& r, ModelParams& p, bool tiedByDefault) {
     p.layers = r.positive("num_hidden_layers");
+    if (p.layers > kMaxLayers)
+        r.fail("num_hidden_layers", "more than the limit of " + withSeparators(kMaxLayers) + " layers");
     p.hidden = r.positive("hidden_size");
     p.heads = r.positive("num_attention_heads");
     p.kvHeads = r.positiveOr("num_key_value_heads", p.heads);
@@ -112,6 +115,8 @@ const std::map<std::string, Reader>& readers() {
         {"gpt2",
          [](const ConfigReader& r, ModelParams& p) {
              p.layers = r.positive("n_layer");
+             if (p.layers > kMaxLayers)
+                 r.fail("n_layer", "more than the limit of " + withSeparators(kMaxLayers) + " layers");
              p.hidden = r.positive("n_embd");
              p.heads = r.positive("n_head");
              p.seq = r.positiveOr("n_positions", 1024);

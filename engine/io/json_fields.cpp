@@ -1,8 +1,10 @@
 #include "engine/io/json_fields.h"
 
 #include "engine/util/error.h"
+#include "engine/util/limits.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -115,6 +117,14 @@ void JsonFields::fail(const std::string& path, const std::string& what) const {
 }
 
 std::string readTextFile(const std::string& path) {
+    // A device (/dev/zero) or pipe never ends; a huge file is no model, cluster or plan.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        throw InputError(path + ": not a regular file (a directory, device or pipe)");
+    if (!ec && std::filesystem::is_regular_file(status) &&
+        std::filesystem::file_size(path, ec) > std::uintmax_t(kMaxJsonFileBytes))
+        throw InputError(path + ": larger than the limit of " + withSeparators(kMaxJsonFileBytes >> 20) + " MiB");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError(path + ": cannot read the file");

@@ -6,6 +6,7 @@
 #include "engine/io/hf_config.h"
 #include "engine/io/json_fields.h"
 #include "engine/util/error.h"
+#include "engine/util/limits.h"
 
 #include <filesystem>
 #include <map>
@@ -70,6 +71,8 @@ static Graph parseModelJsonUnguarded(const std::string& text, const std::string&
     for (std::size_t t = 0; t < g.tensors().size(); ++t)
         lookup.emplace(g.tensors()[t].name, TensorId(t));
     const json& ops = in.array(doc, "", "ops");
+    if (std::int64_t(ops.size()) > kMaxOps)
+        in.fail("ops", std::to_string(ops.size()) + " ops: more than the limit of " + withSeparators(kMaxOps));
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const json& o = ops[i];
         if (!o.is_object())

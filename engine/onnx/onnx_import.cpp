@@ -4,6 +4,7 @@
 #include "engine/onnx/onnx_ops.h"
 #include "engine/onnx/onnx_reader.h"
 #include "engine/util/error.h"
+#include "engine/util/limits.h"
 
 #include <filesystem>
 #include <map>
@@ -157,6 +158,9 @@ OnnxImport importOnnx(const std::string& path, const std::vector<std::string>& s
     result.nodes = int(og.nodes.size()) + og.foldedNodes;
     result.folded = og.foldedNodes;
     result.fused = fusePatterns(og);
+    if (std::int64_t(og.nodes.size()) > kMaxOps)
+        throw InputError(path + ": " + std::to_string(og.nodes.size()) + " ops after folding: more than the limit of " +
+                         withSeparators(kMaxOps));
     const DType floatType = dtype.value_or(DType::BF16);
 
     Graph g;

@@ -2,11 +2,13 @@
 
 #include "engine/onnx/shape_constants.h"
 #include "engine/util/error.h"
+#include "engine/util/limits.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -48,6 +50,12 @@ private:
     }
 
     void parse() {
+        std::error_code ec;
+        const auto status = std::filesystem::status(path_, ec);
+        if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+            fail("not a regular file (a directory, device or pipe)");
+        if (!ec && std::filesystem::is_regular_file(status) && std::filesystem::file_size(path_, ec) >= kMaxFileBytes)
+            fail("larger than 2 GiB; save the weights as external data (onnx.save_model(..., save_as_external_data=True))");
         std::ifstream in(path_, std::ios::binary);
         if (!in)
             fail("cannot read");
@@ -58,6 +66,9 @@ private:
             fail("not an ONNX model (the protobuf does not parse)");
         if (!model_.has_graph() || model_.graph().node_size() == 0)
             fail("not an ONNX model with a graph (no nodes)");
+        if (model_.graph().node_size() > 4 * kMaxOps)
+            fail(std::to_string(model_.graph().node_size()) + " nodes: more than the limit of " +
+                 withSeparators(4 * kMaxOps) + " (constants and shape nodes included)");
         for (const onnx::TensorProto& t : model_.graph().initializer())
             initializers_.insert(t.name());
     }

@@ -12,6 +12,15 @@ namespace shardscope {
 /// Devices in a cluster or a mesh: 2^20 (1,048,576).
 constexpr std::int64_t kMaxDevices = std::int64_t(1) << 20;
 
+/// Transformer layers a builder or Hugging Face config may ask for (Llama 3 405B has 126).
+constexpr std::int64_t kMaxLayers = 10000;
+
+/// Ops of a model file or ONNX import: room for 100k-op graphs twice over.
+constexpr std::int64_t kMaxOps = 200000;
+
+/// Bytes of a JSON input file (a 100k-op model file is tens of MB).
+constexpr std::int64_t kMaxJsonFileBytes = std::int64_t(512) << 20;
+
 /// "1,048,576": `n` with thousands separators, for limit messages.
 inline std::string withSeparators(std::int64_t n) {
     std::string digits = std::to_string(n), out;

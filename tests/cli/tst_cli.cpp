@@ -152,6 +152,14 @@ private slots:
                                                        << QStringLiteral("unknown model preset 'gpt\\nsecond line'");
         QTest::newRow("input echoed at length") << QStringList{ev, m, QStringLiteral("g").repeated(100000), c, a100}
                                                 << QStringLiteral("...");
+        // Work without bound, once: a device read as a model, a billion layers.
+        QTest::newRow("a device as the model") << QStringList{ev, m, QStringLiteral("/dev/zero"), c, a100}
+                                               << QStringLiteral("/dev/zero: not a regular file");
+        QTest::newRow("layers beyond the limit")
+            << QStringList{ev, m, QStringLiteral("gpt"), QStringLiteral("--set"), QStringLiteral("layers=999999999"), c, a100}
+            << QStringLiteral("more than the limit of 10,000 layers");
+        QTest::newRow("a config of 10^8 layers") << QStringList{ev, m, fixture("deep-hf/config.json"), c, a100}
+                                                 << QStringLiteral("field 'num_hidden_layers': more than the limit of 10,000 layers");
         const QString plan = fixture("huge-mesh.plan.json");
         for (const QString& command : {QStringLiteral("evaluate"), QStringLiteral("simulate")})
             QTest::newRow(qPrintable(command + QStringLiteral(" of a plan beyond the device limit")))
