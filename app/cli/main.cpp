@@ -6,6 +6,7 @@
 #include "engine/util/error.h"
 
 #include <iostream>
+#include <new>
 
 int main(int argc, char** argv) {
     using namespace shardscope;
@@ -36,6 +37,9 @@ int main(int argc, char** argv) {
         return cli::runEvaluate(options, std::cout);
     } catch (const InputError& e) {
         std::cerr << "shardscope-cli: " << e.what() << "\n";
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "shardscope-cli: out of memory: the input asks for more than this machine holds\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "shardscope-cli: internal error: " << e.what() << "\n";

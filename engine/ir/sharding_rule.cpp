@@ -143,6 +143,8 @@ private:
                     ++pos_;
                 if (start == pos_)
                     fail("expected the size of factor '" + name + "'");
+                if (pos_ - start > 15) // past 10^15 elements along one factor: no tensor of a real model
+                    fail("the size of factor '" + name + "' is too large");
                 rule.factors[static_cast<std::size_t>(f)].size = std::stoll(std::string(text_.substr(start, pos_ - start)));
             }
             if (peek() == ':') {

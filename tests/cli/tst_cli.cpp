@@ -160,6 +160,8 @@ private slots:
             << QStringLiteral("more than the limit of 10,000 layers");
         QTest::newRow("a config of 10^8 layers") << QStringList{ev, m, fixture("deep-hf/config.json"), c, a100}
                                                  << QStringLiteral("field 'num_hidden_layers': more than the limit of 10,000 layers");
+        QTest::newRow("rule size past int64") << QStringList{ev, m, fixture("huge-factor.model.json"), c, a100}
+                                              << QStringLiteral("the size of factor 'i' is too large");
         const QString plan = fixture("huge-mesh.plan.json");
         for (const QString& command : {QStringLiteral("evaluate"), QStringLiteral("simulate")})
             QTest::newRow(qPrintable(command + QStringLiteral(" of a plan beyond the device limit")))
