@@ -291,18 +291,34 @@ private:
     void prefetch(const std::vector<OpId>& pass, std::size_t i, Phase phase, int mb) {
         if (!options_.overlap)
             return;
-        std::size_t j = i + 1;
-        while (j < pass.size() && gatherBytes(pass[j], phase) == 0)
-            ++j;
+        const std::size_t j = nextGather_[i];
         if (j == pass.size() || prefetched_[pass[j].index()])
             return;
         const double bytes = gatherBytes(pass[j], phase);
-        for (std::size_t k = i; k < j; ++k)
-            if (costs_[pass[k].index()].transient + bytes > program_.workspace[std::size_t(stage_)])
-                return;
+        if (peakToNext_[i] + bytes > program_.workspace[std::size_t(stage_)])
+            return;
         gathers_[pass[j].index()] = issue(costs_[pass[j].index()].collectives, pass[j], mb, Wait::Prefetch,
                                           [phase](const CollectiveCost& cc) { return isGather(cc, phase); });
         prefetched_[pass[j].index()] = true;
+    }
+
+    /// For each position of `pass`: the next op after it with parameter gathers (or the pass's end),
+    /// and the largest transient working set from it up to that op: prefetch() in constant time, so a
+    /// pass is linear in its length.
+    void indexGathers(const std::vector<OpId>& pass, Phase phase) {
+        const std::size_t n = pass.size();
+        nextGather_.assign(n, n);
+        peakToNext_.assign(n, 0.0);
+        for (std::size_t i = n; i-- > 0;) {
+            const double transient = costs_[pass[i].index()].transient;
+            if (i + 1 == n) {
+                peakToNext_[i] = transient;
+                continue;
+            }
+            const bool nextGathers = gatherBytes(pass[i + 1], phase) > 0;
+            nextGather_[i] = nextGathers ? i + 1 : nextGather_[i + 1];
+            peakToNext_[i] = nextGathers ? transient : std::max(transient, peakToNext_[i + 1]);
+        }
     }
 
     /// The gathers of `o` not prefetched, issued now; returns the gather tasks its compute waits for.
@@ -322,6 +338,7 @@ private:
 
     void forwardPass(const std::vector<OpId>& pass, int mb) {
         startPass();
+        indexGathers(pass, Phase::Forward);
         for (std::size_t i = 0; i < pass.size(); ++i) {
             const OpId o = pass[i];
             const OpCost& c = costs_[o.index()];
@@ -345,6 +362,7 @@ private:
 
     void backwardPass(const std::vector<OpId>& pass, int mb) {
         startPass();
+        indexGathers(pass, Phase::Backward);
         const bool last = mb + 1 == m_;
         const Wait sync = options_.overlap ? Wait::Background : Wait::Blocking;
         for (std::size_t i = 0; i < pass.size(); ++i) {
@@ -455,6 +473,8 @@ private:
     std::vector<int> besideNext_;  ///< WithNext tasks: the compute after the next one waits for them
     std::vector<int> background_;
     std::vector<bool> prefetched_;
+    std::vector<std::size_t> nextGather_; ///< per position of the pass being built: see indexGathers()
+    std::vector<double> peakToNext_;
     std::vector<std::vector<int>> gathers_;
     std::vector<CollectiveCost> bucket_;
     double bucketBytes_ = 0;
