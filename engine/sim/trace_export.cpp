@@ -1,6 +1,8 @@
 #include "engine/sim/trace_export.h"
 
 #include "engine/sim/device_selection.h"
+#include "engine/util/error.h"
+#include "engine/util/limits.h"
 
 #include <nlohmann/json.hpp>
 
@@ -64,8 +66,20 @@ void addFlows(const SimResult& r, const Mesh& mesh, const std::vector<int>& devi
 
 } // namespace
 
+void checkTraceBudget(const SimResult& r, const std::vector<int>& devices) {
+    std::int64_t events = 0;
+    for (int d : devices)
+        events += std::int64_t(r.timeline(d).events.size() + r.timeline(d).memory.size());
+    if (events > kMaxTraceEvents)
+        throw InputError("--devices: " + withSeparators(std::int64_t(devices.size())) + " devices would write " +
+                         withSeparators(events) + " events, over the limit of " + withSeparators(kMaxTraceEvents) +
+                         " for a trace or event list; show fewer devices (--devices 0-7,64: devices of one class "
+                         "repeat its events)");
+}
+
 std::string chromeTraceJson(const SimResult& r, const Cluster& cluster, const Mesh& mesh,
                             const std::vector<int>& devices) {
+    checkTraceBudget(r, devices);
     json events = json::array();
     const int perNode = cluster.devicesPerNode();
     for (int d : devices) {
@@ -92,6 +106,7 @@ std::string chromeTraceJson(const SimResult& r, const Cluster& cluster, const Me
 }
 
 std::string eventsJson(const SimResult& r, const Mesh& mesh, const std::vector<int>& devices) {
+    checkTraceBudget(r, devices);
     json classes = json::array();
     for (std::size_t c = 0; c < r.classes.size(); ++c)
         classes.push_back({{"class", c},

@@ -17,6 +17,10 @@ namespace shardscope {
 std::string chromeTraceJson(const SimResult& r, const Cluster& cluster, const Mesh& mesh,
                             const std::vector<int>& devices);
 
+/// Throws InputError when showing `devices` would write more than kMaxTraceEvents events (each
+/// device repeats its class's events), naming the count and suggesting fewer devices.
+void checkTraceBudget(const SimResult& r, const std::vector<int>& devices);
+
 /// The event list of `devices` as JSON: {devices, classes [{class, devices, step_time_s}], events
 /// [{device, class, stream, op, phase, kind, start_s, duration_s, bytes, axes, microbatch}]}. A class's
 /// events hold for every device of the class.

@@ -21,6 +21,10 @@ constexpr std::int64_t kMaxOps = 200000;
 /// Bytes of a JSON input file (a 100k-op model file is tens of MB).
 constexpr std::int64_t kMaxJsonFileBytes = std::int64_t(512) << 20;
 
+/// Events a trace or event list may hold (a class's events count once per shown device): about a
+/// gigabyte of JSON.
+constexpr std::int64_t kMaxTraceEvents = 5000000;
+
 /// "1,048,576": `n` with thousands separators, for limit messages.
 inline std::string withSeparators(std::int64_t n) {
     std::string digits = std::to_string(n), out;

@@ -162,6 +162,13 @@ private slots:
                                                  << QStringLiteral("field 'num_hidden_layers': more than the limit of 10,000 layers");
         QTest::newRow("rule size past int64") << QStringList{ev, m, fixture("huge-factor.model.json"), c, a100}
                                               << QStringLiteral("the size of factor 'i' is too large");
+        QTest::newRow("a trace of every device past the event budget")
+            << QStringList{QStringLiteral("simulate"), m, QStringLiteral("gpt3-175b"), c, a100, QStringLiteral("--nodes"), QStringLiteral("128"),
+                           QStringLiteral("--mesh"), QStringLiteral("data=128,model=8"), QStringLiteral("--strategy"),
+                           QStringLiteral("megatron-sp+zero3"), QStringLiteral("--microbatches"), QStringLiteral("16"),
+                           QStringLiteral("--devices"), QStringLiteral("all"), QStringLiteral("--trace"),
+                           QDir::temp().filePath(QStringLiteral("shardscope-tst-all.trace.json"))}
+            << QStringLiteral("over the limit of 5,000,000 for a trace or event list");
         const QString plan = fixture("huge-mesh.plan.json");
         for (const QString& command : {QStringLiteral("evaluate"), QStringLiteral("simulate")})
             QTest::newRow(qPrintable(command + QStringLiteral(" of a plan beyond the device limit")))
