@@ -1,6 +1,7 @@
 #include "engine/cost/collectives.h"
 
 #include "engine/util/enum_names.h"
+#include "engine/util/error.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,6 +54,9 @@ CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : cluster_(cluste
             if (std::find(spans_[set].begin(), spans_[set].end(), span) == spans_[set].end())
                 spans_[set].push_back(std::move(span));
         }
+    // time() and slowest() read the first span: a mesh without devices has none (bounded meshes never).
+    if (spans_.empty() || spans_.front().empty())
+        throw InputError("mesh " + mesh.toString() + " has no devices");
 }
 
 CommModel::CommModel(const Cluster& cluster, const Mesh& mesh, int device) : cluster_(cluster) {
