@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +30,48 @@ fs::path resolveTarget(const std::string& path) {
         p = next.is_absolute() ? next : p.parent_path() / next;
     }
     return p;
+}
+
+/// Copies file `from` over the contents of `to` (same inode: its hard links see the new text), then
+/// flushes it. Returns 0 or the errno of the failure.
+int copyInPlace(const std::string& from, const fs::path& to) {
+    const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return errno;
+    const int out = ::open(to.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+    if (out < 0) {
+        const int code = errno;
+        ::close(in);
+        return code;
+    }
+    char buffer[1 << 16];
+    int code = 0;
+    for (;;) {
+        const ssize_t n = ::read(in, buffer, sizeof buffer);
+        if (n == 0)
+            break;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            code = errno;
+            break;
+        }
+        for (ssize_t done = 0; done < n && !code;) {
+            const ssize_t w = ::write(out, buffer + done, std::size_t(n - done));
+            if (w < 0 && errno != EINTR)
+                code = errno;
+            else if (w > 0)
+                done += w;
+        }
+        if (code)
+            break;
+    }
+    if (!code && ::fsync(out) != 0)
+        code = errno;
+    if (::close(out) != 0 && !code)
+        code = errno;
+    ::close(in);
+    return code;
 }
 
 /// Permissions for a new file: 0666 less the process's umask (what fopen would give it).
@@ -71,9 +114,20 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
         error = errno;
     if (::close(fd) != 0 && !error)
         error = errno;
-    if (!error && ::rename(tmp.c_str(), target.c_str()) != 0)
-        error = errno;
     if (error) {
+        ::unlink(tmp.c_str());
+        fail(path, std::string("writing failed (") + std::strerror(error) + "); the original is unchanged");
+    }
+    if (exists && existing.st_nlink > 1) {
+        // Other names link to this file: a rename would leave them on the old text. Write it in place
+        // from the complete copy; should that fail half-way, the copy stays and the message names it.
+        if (const int code = copyInPlace(tmp, target); code != 0)
+            fail(path, std::string("writing in place failed (") + std::strerror(code) + "); the new text is in " + tmp);
+        ::unlink(tmp.c_str());
+        return;
+    }
+    if (::rename(tmp.c_str(), target.c_str()) != 0) {
+        error = errno;
         ::unlink(tmp.c_str());
         fail(path, std::string("writing failed (") + std::strerror(error) + "); the original is unchanged");
     }

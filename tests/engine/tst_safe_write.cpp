@@ -1,6 +1,7 @@
 // Saving without losing anything (engine/io/safe_write): a new file takes the umask's mode, an
-// overwritten one keeps its mode, a symlinked target is written through and stays a link, a planted
-// temporary name is never followed, devices and directories are refused and left alone.
+// overwritten one keeps its mode and its hard links, a symlinked target is written through and stays
+// a link, a planted temporary name is never followed, devices and directories are refused and left
+// alone.
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
@@ -84,6 +85,23 @@ private slots:
         writeFileAtomically(path, "plan");
         QCOMPARE(readTextFile(victim), std::string("precious"));
         QCOMPARE(readTextFile(path), std::string("plan"));
+    }
+
+    void hardLinksSeeTheNewText() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("plan.json")).toStdString();
+        const std::string other = dir.filePath(QStringLiteral("other-name.json")).toStdString();
+        writeFileAtomically(path, "old");
+        ::chmod(path.c_str(), 0600);
+        fs::create_hard_link(path, other);
+        writeFileAtomically(path, "new text");
+        QCOMPARE(readTextFile(other), std::string("new text"));
+        QCOMPARE(fs::hard_link_count(path), std::uintmax_t(2));
+        QCOMPARE(modeOf(path), mode_t(0600));
+        int files = 0;
+        for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path().toStdString()))
+            ++files;
+        QCOMPARE(files, 2); // the temporary copy is gone
     }
 
     void devicesAndDirectoriesAreRefusedAndLeftAlone() {
