@@ -60,11 +60,12 @@ void summarise(Neighbourhood& n) {
 }
 
 Neighbourhood neighbourhood(int v, const std::vector<int>& domains, const std::vector<CostTable>& factors,
-                            const std::vector<std::vector<int>>& alive) {
+                            const std::vector<std::size_t>& incident, const std::vector<std::vector<int>>& alive) {
     const int kv = domains[std::size_t(v)];
     Neighbourhood n;
     n.unary.assign(std::size_t(kv), 0.0);
-    for (const CostTable& f : factors) {
+    for (std::size_t id : incident) {
+        const CostTable& f = factors[id];
         if (f.vars.size() == 1 && f.vars[0] == v) {
             for (int x = 0; x < kv; ++x)
                 n.unary[std::size_t(x)] += f.table[std::size_t(x)];
@@ -168,8 +169,8 @@ constexpr std::size_t kDominators = 256;
 
 /// Removes the dominated values of v from alive[v].
 void pruneVariable(int v, const std::vector<int>& domains, const std::vector<CostTable>& factors,
-                   std::vector<std::vector<int>>& alive) {
-    const Neighbourhood n = neighbourhood(v, domains, factors, alive);
+                   const std::vector<std::size_t>& incident, std::vector<std::vector<int>>& alive) {
+    const Neighbourhood n = neighbourhood(v, domains, factors, incident, alive);
     std::vector<int> byCost = alive[std::size_t(v)];
     std::stable_sort(byCost.begin(), byCost.end(),
                      [&](int a, int b) { return n.unary[std::size_t(a)] < n.unary[std::size_t(b)]; });
@@ -209,15 +210,18 @@ std::vector<std::vector<int>> undominatedValues(const std::vector<int>& domains,
         std::iota(alive[v].begin(), alive[v].end(), 0);
     }
     std::vector<bool> frozen = keep;
-    for (const CostTable& f : factors)
-        if (f.vars.size() > 2)
-            for (int v : f.vars)
+    std::vector<std::vector<std::size_t>> incident(n);   // per variable, the factors over it, in order
+    for (std::size_t f = 0; f < factors.size(); ++f)
+        for (int v : factors[f].vars) {
+            incident[std::size_t(v)].push_back(f);
+            if (factors[f].vars.size() > 2)
                 frozen[std::size_t(v)] = true;
+        }
     // One pass in variable order: a variable sees its earlier neighbours already pruned. A second
     // pass removes about 4% more states and costs more than they do.
     for (std::size_t v = 0; v < n; ++v)
         if (!frozen[v])
-            pruneVariable(int(v), domains, factors, alive);
+            pruneVariable(int(v), domains, factors, incident[v], alive);
     return alive;
 }
 

@@ -66,6 +66,7 @@ private:
     std::vector<int> domains_;
     std::vector<std::vector<int>> values_;   ///< per variable, original index of each remaining value (empty: all)
     std::vector<CostTable> factors_;
+    std::vector<std::vector<std::size_t>> incident_;   ///< per variable, the factors (alive or not) over it
     std::vector<bool> alive_;
     std::vector<Step> steps_;
     EliminationStats stats_;

@@ -23,15 +23,20 @@ Elimination problemFactors(const SearchProblem& problem, double lambda) {
     return elim;
 }
 
+std::vector<int> boundedOrder(const Elimination& elim, const std::vector<bool>& keep, const std::string& algorithm) {
+    std::vector<int> order = elim.greedyOrder(keep);
+    const double largest = elim.largestTableOf(order);
+    if (largest > PaseSolver::kTableLimit)
+        throw InputError("--algo " + algorithm + ": a dependent set needs a table of " + formatCount(largest) +
+                         " entries, over the limit of " + formatCount(PaseSolver::kTableLimit));
+    return order;
+}
+
 Solution PaseSolver::solve(const SearchProblem& problem, double lambda, const SolveControl& control) const {
     Elimination elim = problemFactors(problem, lambda);
     const std::vector<bool> keep(std::size_t(problem.size()), false);
     elim.pruneDominated(keep);
-    const std::vector<int> order = elim.greedyOrder(keep);
-    const double largest = elim.largestTableOf(order);
-    if (largest > kTableLimit)
-        throw InputError("--algo pase: a dependent set needs a table of " + formatCount(largest) +
-                         " entries, over the limit of " + formatCount(kTableLimit));
+    const std::vector<int> order = boundedOrder(elim, keep, "pase");
     std::size_t done = 0;
     const bool finished = elim.run(order, [&] {
         if (control.progress && (++done & 0x3f) == 0)

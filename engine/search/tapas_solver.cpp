@@ -85,7 +85,7 @@ Solution TapasSolver::solve(const SearchProblem& problem, double lambda, const S
     std::vector<bool> keep(domains.size(), false);
     keep[std::size_t(ghost)] = keep[std::size_t(rb->exitPosition)] = true;
     block.pruneDominated(keep);
-    if (!block.run(block.greedyOrder(keep), [&] { return control.stop.stop_requested(); })) {
+    if (!block.run(boundedOrder(block, keep, "tapas"), [&] { return control.stop.stop_requested(); })) {
         out.complete = false;
         return out;
     }
@@ -163,7 +163,7 @@ Solution TapasSolver::solve(const SearchProblem& problem, double lambda, const S
     }
     const std::vector<bool> none(reduced.size(), false);
     head.pruneDominated(none);
-    if (!head.run(head.greedyOrder(none), [&] { return control.stop.stop_requested(); })) {
+    if (!head.run(boundedOrder(head, none, "tapas"), [&] { return control.stop.stop_requested(); })) {
         out.complete = false;
         return out;
     }

@@ -16,6 +16,11 @@ std::string scaled(double value, const char* const* suffixes, int count, double 
     }
     char buf[64];
     const int digits = std::fabs(v) >= 100 ? 0 : (std::fabs(v) >= 10 ? 1 : 2);
+    if (std::fabs(v) >= 10 * base || !std::isfinite(v)) {
+        // Past the largest unit: scientific notation in the smallest one (a count of 1.80e+39).
+        std::snprintf(buf, sizeof buf, "%.2e%s%s", value, suffixes[0][0] == '\0' ? "" : " ", suffixes[0]);
+        return buf;
+    }
     if (suffixes[i][0] == '\0')
         std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     else

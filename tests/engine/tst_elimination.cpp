@@ -7,7 +7,9 @@
 #include "engine/search/dominance.h"
 #include "engine/search/elimination.h"
 
+#include <algorithm>
 #include <random>
+#include <set>
 
 using namespace shardscope;
 
@@ -86,6 +88,48 @@ std::vector<int> solvedWithDominance(const RandomProblem& p, int& removed) {
     return x;
 }
 
+/// The PaSE order as a plain scan: at each step, the vertex with the smallest table (its domain
+/// times its current neighbours' domains), ties to fewer neighbours, then to the smaller index;
+/// its neighbours are joined pairwise (fill-in). Quadratic; the reference for greedyOrder().
+std::vector<int> scannedOrder(const std::vector<int>& domains, const std::vector<CostTable>& factors,
+                              const std::vector<bool>& keep) {
+    std::vector<std::set<int>> adj(domains.size());
+    for (const CostTable& f : factors)
+        for (int a : f.vars)
+            for (int b : f.vars)
+                if (a != b)
+                    adj[std::size_t(a)].insert(b);
+    std::vector<bool> done = keep;
+    std::vector<int> order;
+    for (;;) {
+        int best = -1;
+        double bestSize = 0;
+        for (std::size_t v = 0; v < domains.size(); ++v) {
+            if (done[v])
+                continue;
+            double size = domains[v];
+            for (int u : adj[v])
+                size *= domains[std::size_t(u)];
+            if (best < 0 || size < bestSize || (size == bestSize && adj[v].size() < adj[std::size_t(best)].size())) {
+                best = int(v);
+                bestSize = size;
+            }
+        }
+        if (best < 0)
+            return order;
+        order.push_back(best);
+        done[std::size_t(best)] = true;
+        const std::set<int> d = adj[std::size_t(best)];
+        for (int u : d) {
+            adj[std::size_t(u)].erase(best);
+            for (int w : d)
+                if (w != u)
+                    adj[std::size_t(u)].insert(w);
+        }
+        adj[std::size_t(best)].clear();
+    }
+}
+
 } // namespace
 
 class TestElimination : public QObject {
@@ -157,6 +201,64 @@ private slots:
                 QVERIFY2(std::abs(rest.table[i] - brute[i]) <= 1e-12 * std::max(1.0, brute[i]),
                          qPrintable(QStringLiteral("seed %1 entry %2").arg(seed).arg(i)));
         }
+    }
+    void greedyOrderIsTheScannedOrder() {
+        // The incremental order equals the plain scan on random graphs, denser ones, and with kept
+        // variables (whose neighbourhoods still grow by fill-in).
+        for (unsigned seed = 1; seed <= 300; ++seed) {
+            std::mt19937 rng(seed);
+            RandomProblem p = randomProblem(rng);
+            const int n = int(p.domains.size());
+            for (int e = 0; seed % 2 == 0 && e < 2 * n; ++e) {   // every other problem: twice the edges
+                int a = std::uniform_int_distribution<int>(0, n - 1)(rng), b = std::uniform_int_distribution<int>(0, n - 1)(rng);
+                if (a == b)
+                    continue;
+                if (a > b)
+                    std::swap(a, b);
+                p.factors.push_back(CostTable{{a, b}, std::vector<double>(std::size_t(p.domains[std::size_t(a)] * p.domains[std::size_t(b)]), 0.0)});
+            }
+            std::vector<bool> keep(std::size_t(n), false);
+            if (seed % 3 == 0)
+                keep[0] = keep[std::size_t(n - 1)] = true;
+            Elimination elim(p.domains);
+            for (const CostTable& f : p.factors)
+                elim.addFactor(f);
+            QCOMPARE(elim.greedyOrder(keep), scannedOrder(p.domains, p.factors, keep));
+        }
+    }
+    void thousandsOfBranchesFromOneTensor() {
+        // A hub (domain 4) read by 5,000 branches (domain 3) joined in a sum chain (domain 2):
+        // branch b_i touches the hub and chain link c_i; c_i touches c_(i-1) and c_(i+1). By hand
+        // (the same as the scan on 6 branches): the chain's two end links go first (2 x 3 x 2 = 12,
+        // a link, its branch and its one neighbour link), then the branches (3 x 4 x 2 = 24: branch,
+        // hub, the link) alternate with the links (2 x 4 x 2 = 16: link, hub, next link) along the
+        // chain; the hub, 4 x 3 x 2 at the end, goes among the last three. The largest table is 24.
+        const int branches = 5000;
+        std::vector<int> domains{4};
+        for (int i = 0; i < branches; ++i)
+            domains.push_back(3);
+        for (int i = 0; i < branches; ++i)
+            domains.push_back(2);
+        const auto branch = [](int i) { return 1 + i; };
+        const auto link = [&](int i) { return 1 + branches + i; };
+        Elimination elim(domains);
+        for (int i = 0; i < branches; ++i) {
+            elim.addFactor(CostTable{{0, branch(i)}, std::vector<double>(12, 1.0)});
+            elim.addFactor(CostTable{{branch(i), link(i)}, std::vector<double>(6, 1.0)});
+            if (i > 0)
+                elim.addFactor(CostTable{{link(i - 1), link(i)}, std::vector<double>(4, 1.0)});
+        }
+        const std::vector<bool> none(domains.size(), false);
+        const std::vector<int> order = elim.greedyOrder(none);
+        QCOMPARE(order.size(), domains.size());
+        QCOMPARE(elim.largestTableOf(order), 24.0);
+        QVERIFY(std::find(order.end() - 3, order.end(), 0) != order.end());
+        QVERIFY(elim.run(order, {}));
+        QCOMPARE(elim.stats().largestTable, 24.0);
+        std::vector<int> x(domains.size(), 0);
+        elim.backSubstitute(x);   // every cost 1: any assignment, each value within its domain
+        for (std::size_t v = 0; v < x.size(); ++v)
+            QVERIFY(x[v] >= 0 && x[v] < domains[v]);
     }
     void dominanceByHand() {
         // v0 with values A (unary 1) and B (unary 3); v1 with values P, Q (unary 0). Edge costs
