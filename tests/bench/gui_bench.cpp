@@ -4,6 +4,7 @@
 //   QT_QPA_PLATFORM=offscreen build/tests/bench/shardscope-gui-bench
 
 #include "graph/graph_view.h"
+#include "main_window.h"
 #include "session/session.h"
 #include "timeline/timeline_view.h"
 
@@ -14,10 +15,15 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QGraphicsView>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <vector>
 
 using namespace shardscope;
@@ -120,9 +126,67 @@ void benchTimeline() {
         "under 16 ms");
 }
 
+/// A model file with `branches` matmuls reading one input, joined by a chain of adds (2 x branches
+/// - 1 ops, no repeated blocks to fold): more than Graphviz dot can lay out in reasonable time.
+void writeFanModel(const std::string& path, int branches) {
+    using nlohmann::json;
+    json tensors = json::array({{{"name", "x"}, {"shape", {64, 1024}}, {"dtype", "bf16"}, {"role", "input"}}});
+    json ops = json::array();
+    const auto i = [](const char* prefix, int k) { return prefix + std::to_string(k); };
+    for (int k = 0; k < branches; ++k) {
+        tensors.push_back({{"name", i("w", k)}, {"shape", {1024, 256}}, {"dtype", "bf16"}, {"role", "parameter"}});
+        tensors.push_back({{"name", i("h", k)}, {"shape", {64, 256}}, {"dtype", "bf16"}, {"role", "activation"}});
+        ops.push_back({{"name", i("fc", k)}, {"kind", "matmul"}, {"inputs", {"x", i("w", k)}}, {"outputs", {i("h", k)}},
+                       {"rule", "([b,h],[h,f])->([b,f])"}, {"hints", {{"batch", "b"}, {"tensor", "f"}}}});
+    }
+    for (int k = 1; k < branches; ++k) {
+        tensors.push_back({{"name", i("s", k)}, {"shape", {64, 256}}, {"dtype", "bf16"}, {"role", "activation"}});
+        ops.push_back({{"name", i("add", k)}, {"kind", "add"}, {"inputs", {k == 1 ? std::string("h0") : i("s", k - 1), i("h", k)}},
+                       {"outputs", {i("s", k)}}, {"rule", "([b,f],[b,f])->([b,f])"}, {"hints", {{"batch", "b"}}}});
+    }
+    std::ofstream(path) << json{{"format", "shardscope-model"}, {"version", 1}, {"name", "fan"}, {"tensors", tensors}, {"ops", ops}};
+}
+
+/// Opening a 49,999-op model in the whole window: time until every view has settled, and the UI
+/// thread's longest stall meanwhile (a 2 ms timer's longest gap).
+void benchLargeModel() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("fan.model.json")).toStdString();
+    writeFanModel(path, 25000);
+    std::vector<double> opens, stalls;
+    for (int run = 0; run < 3; ++run) {
+        MainWindow window(nullptr, 1);
+        window.resize(1400, 900);
+        window.show();
+        QElapsedTimer clock;
+        qint64 last = 0, longest = 0;
+        QTimer ticker;
+        ticker.setTimerType(Qt::PreciseTimer);
+        QObject::connect(&ticker, &QTimer::timeout, [&] {
+            const qint64 now = clock.nsecsElapsed();
+            longest = std::max(longest, now - last);
+            last = now;
+        });
+        ScenarioRequest r;
+        r.model.spec = path;
+        r.cluster = "dgx-a100";
+        clock.start();
+        ticker.start(2);
+        window.session()->openScenario(r);
+        QTest::qWait(50);
+        if (!waitFor([&] { return window.settled(); }))
+            return;
+        opens.push_back(clock.nsecsElapsed() / 1e6);
+        stalls.push_back(longest / 1e6);
+    }
+    row("window: open a 49,999-op model until settled", 49999, median(opens), "in the background");
+    row("window: longest UI-thread stall while opening it", 49999, median(stalls), "under 100 ms");
+}
+
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     std::printf("%-52s %8s %13s  %s\n", "case", "items", "median", "target");
+    benchLargeModel();
     benchTimeline();
     Session session(nullptr, 1);
     GraphView view(&session);

@@ -1,15 +1,19 @@
-// The drawn graph: collapsing repeated blocks into one stack node, and the Graphviz layout's
-// geometry (every node inside the drawing, dependencies drawn downwards, edges joining their nodes).
+// The drawn graph: collapsing repeated blocks into one stack node, and the geometry of both
+// layouts, Graphviz dot and the layered one for large graphs (nodes inside the drawing,
+// dependencies drawn downwards, edges joining their nodes).
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
 #include "graph/display_graph.h"
 #include "graph/graph_layout.h"
+#include "graph/layered_layout.h"
 
 #include "engine/io/model_file.h"
 
+#include <algorithm>
 #include <set>
+#include <stop_token>
 
 using namespace shardscope;
 using namespace shardscope::ui;
@@ -61,6 +65,68 @@ private slots:
             QCOMPARE(d.nodes[std::size_t(d.nodeOfOp[o.index()])].op, o);
     }
     void layoutPlacesNodesInsideAndDependenciesDownwards() {
+        const LayoutRequest r = inceptionRequest();
+        checkGeometry(r, layoutGraph(r));
+    }
+    void layeredLayoutKeepsTheSameContract() {
+        const LayoutRequest r = inceptionRequest();
+        const LayoutResult out = layoutLayered(r);
+        checkGeometry(r, out);
+        // No two nodes overlap: boxes of one layer are at least 120 points apart.
+        std::vector<std::pair<double, double>> byRow;
+        for (const LayoutPoint& c : out.centers)
+            byRow.push_back({c.y, c.x});
+        std::sort(byRow.begin(), byRow.end());
+        for (std::size_t i = 1; i < byRow.size(); ++i)
+            if (byRow[i].first == byRow[i - 1].first)
+                QVERIFY(byRow[i].second - byRow[i - 1].second >= 120 - 1e-6);
+    }
+    void layeredLayoutDrawsAChainAsOneColumn() {
+        // 0 -> 1 -> 2 -> 3: one node per layer, all centred on one vertical line, 40 + 0.35 in apart.
+        LayoutRequest r;
+        r.nodes.assign(4, LayoutNode{120, 40});
+        r.edges = {{0, 1}, {1, 2}, {2, 3}};
+        const LayoutResult out = layoutLayered(r);
+        for (std::size_t i = 0; i < 4; ++i) {
+            QCOMPARE(out.centers[i].x, 60.0);
+            QCOMPARE(out.centers[i].y, 20 + double(i) * (40 + 0.35 * 72));
+        }
+        QCOMPARE(out.width, 120.0);
+        QCOMPARE(out.height, 4 * 40 + 3 * 0.35 * 72);
+    }
+    void layeredLayoutPutsASourceJustAboveItsConsumer() {
+        // A chain 0 -> 1 -> 2 -> 3 and a source 4 feeding 3 only: 4 sits on layer 2, beside 2.
+        LayoutRequest r;
+        r.nodes.assign(5, LayoutNode{120, 40});
+        r.edges = {{0, 1}, {1, 2}, {2, 3}, {4, 3}};
+        const LayoutResult out = layoutLayered(r);
+        QCOMPARE(out.centers[4].y, out.centers[2].y);
+        QVERIFY(std::abs(out.centers[4].x - out.centers[2].x) >= 120 + 0.25 * 72 - 1e-6);
+    }
+    void layeredLayoutHandlesFiftyThousandNodesAndStops() {
+        // A fan of 25,000 branches joined by a chain of adds, as a generated model might be: 49,999
+        // nodes, far past Graphviz's reach, laid out completely.
+        const int branches = 25000;
+        LayoutRequest r;
+        r.nodes.assign(std::size_t(2 * branches - 1), LayoutNode{120, 40});
+        for (int i = 1; i < branches; ++i) {
+            const int add = branches + i - 1, previous = i == 1 ? 0 : add - 1;
+            r.edges.push_back({previous, add});
+            r.edges.push_back({i, add});
+        }
+        const LayoutResult out = layoutAnySize(r);
+        QCOMPARE(out.centers.size(), r.nodes.size());
+        for (const LayoutEdge& e : r.edges)
+            QVERIFY(out.centers[std::size_t(e.from)].y < out.centers[std::size_t(e.to)].y);
+        // A stop requested before the start ends the run at once, with nothing laid out.
+        std::stop_source stop;
+        stop.request_stop();
+        QVERIFY(layoutAnySize(r, stop.get_token()).centers.empty());
+    }
+
+private:
+    /// Every op of inception-v3 as a 120 x 40 box.
+    static LayoutRequest inceptionRequest() {
         const Graph g = loadModel(ModelRequest{"inception-v3", {}, std::nullopt}, 1);
         const DisplayGraph d = buildDisplayGraph(g, graphEdges(g), nullptr);
         LayoutRequest r;
@@ -68,7 +134,11 @@ private slots:
             r.nodes.push_back(LayoutNode{120, 40});
         for (const DisplayEdge& e : d.edges)
             r.edges.push_back(LayoutEdge{e.from, e.to});
-        const LayoutResult out = layoutGraph(r);
+        return r;
+    }
+    /// Every node inside the drawing, dependencies drawn downwards, each edge a Bezier path from
+    /// its tail's box to its head's box.
+    static void checkGeometry(const LayoutRequest& r, const LayoutResult& out) {
         QCOMPARE(out.centers.size(), r.nodes.size());
         QCOMPARE(out.edgePaths.size(), r.edges.size());
         for (const LayoutPoint& c : out.centers) {
@@ -79,7 +149,6 @@ private slots:
             const LayoutPoint& from = out.centers[std::size_t(r.edges[i].from)];
             const LayoutPoint& to = out.centers[std::size_t(r.edges[i].to)];
             QVERIFY2(from.y < to.y, "a dependency points down the page");
-            // A Bezier path of 1 + 3k points from the tail node's box to the head node's box.
             const auto& path = out.edgePaths[i];
             QVERIFY(path.size() >= 4 && (path.size() - 1) % 3 == 0);
             QVERIFY(onBoxEdge(path.front(), from));

@@ -2,6 +2,7 @@
 
 #include "collective_badges.h"
 #include "graph_items.h"
+#include "layered_layout.h"
 #include "palette.h"
 #include "strategy_legend.h"
 #include "util/qt_text.h"
@@ -167,7 +168,7 @@ void GraphView::requestLayout() {
     status_->setText(tr("Laying out %1 ops...").arg(problem->graph.ops().size()));
     layout_.start<Layout>(
         tr("Laying out the graph"),
-        [problem, collapse](const JobContext&) {
+        [problem, collapse](const JobContext& context) {
             auto display = std::make_shared<DisplayGraph>(
                 buildDisplayGraph(problem->graph, problem->edges, collapse ? &*problem->blocks : nullptr));
             LayoutRequest request;
@@ -177,7 +178,7 @@ void GraphView::requestLayout() {
             }
             for (const DisplayEdge& e : display->edges)
                 request.edges.push_back(LayoutEdge{e.from, e.to});
-            return Layout{problem, display, layoutGraph(request)};
+            return Layout{problem, display, layoutAnySize(request, context.stop)};
         },
         [this](const Layout& l) { applyLayout(l); });
 }
