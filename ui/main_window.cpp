@@ -21,14 +21,17 @@
 #include <QDragEnterEvent>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLocale>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QStatusBar>
 
 namespace shardscope::ui {
 
-MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent), session_(nullptr, searchThreads) {
+MainWindow::MainWindow(QWidget* parent, int searchThreads)
+    : QMainWindow(parent), session_(nullptr, searchThreads), autosave_(&session_, autosaveDirectory()) {
     setObjectName(QStringLiteral("mainWindow"));
     setAcceptDrops(true);
     setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
@@ -89,6 +92,7 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads) : QMainWindow(parent)
     });
     connect(&session_, &Session::failed, this, &MainWindow::showError);
     connect(calibration_, &CalibrationPanel::failed, this, &MainWindow::showError);
+    connect(&autosave_, &Autosave::failed, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     connect(&session_, &Session::message, this, [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(&session_, &Session::comparison, this, [this](const QString& name, double base, double plan) {
         const double change = (plan - base) / base * 100;
@@ -173,6 +177,32 @@ bool MainWindow::savePlan() {
     return true;
 }
 
+bool MainWindow::offerRecovery() {
+    const std::optional<RecoverablePlan> plan = findRecoverablePlan(autosaveDirectory());
+    if (!plan)
+        return false;
+    QMessageBox box(QMessageBox::Question, tr("Recover unsaved edits"),
+                    tr("Shardscope ended without saving edits to a plan of %1 (copy autosaved %2%3). Reopen them?")
+                        .arg(plan->description, QLocale().toString(plan->savedAt.toLocalTime(), QLocale::ShortFormat),
+                             plan->originalPlan.isEmpty() ? QString() : tr(", from %1").arg(plan->originalPlan)),
+                    QMessageBox::NoButton, this);
+    QPushButton* reopen = box.addButton(tr("Reopen"), QMessageBox::AcceptRole);
+    QPushButton* drop = box.addButton(tr("Discard"), QMessageBox::DestructiveRole);
+    box.addButton(tr("Not Now"), QMessageBox::RejectRole);
+    box.setDefaultButton(reopen);
+    box.exec();
+    if (box.clickedButton() == drop)
+        removeRecoverablePlan(*plan);
+    if (box.clickedButton() != reopen)
+        return false;
+    recover(*plan);
+    return true;
+}
+
+void MainWindow::recover(const RecoverablePlan& plan) {
+    session_.recoverScenario(autosave_.adopt(plan), plan.originalPlan);
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (session_.loaded() && !session_.undoStack()->isClean()) {
         const auto answer = QMessageBox::question(this, tr("Shardscope"), tr("The plan has unsaved edits. Save them?"),
@@ -182,6 +212,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
             return;
         }
     }
+    // Saved, or dropped on purpose: nothing to recover next time.
+    autosave_.discard();
     session_.cancel();
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());

@@ -5,6 +5,7 @@
 
 #include "engine/io/scenario.h"
 #include "recent_files.h"
+#include "session/autosave.h"
 #include "session/session.h"
 
 #include <QMainWindow>
@@ -34,6 +35,13 @@ public:
 
     /// The shared state every panel follows.
     Session* session() { return &session_; }
+    /// The crash-recovery copy of the edited plan.
+    Autosave* autosave() { return &autosave_; }
+    /// If an ended instance left unsaved edits, asks whether to reopen them; returns true when the
+    /// user chose to (the window is then loading them).
+    bool offerRecovery();
+    /// Reopens the unsaved edits `plan` (kept recoverable until saved or dropped).
+    void recover(const RecoverablePlan& plan);
     /// The graph panel.
     GraphView* graphView() const { return graph_; }
     /// The inspector panel.
@@ -86,6 +94,7 @@ private:
     void updateTitle();
 
     Session session_;
+    Autosave autosave_;
     RecentFiles recent_;
     GraphView* graph_ = nullptr;
     InspectorPanel* inspector_ = nullptr;

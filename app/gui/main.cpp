@@ -197,6 +197,8 @@ int main(int argc, char** argv) {
         dock->resize(1400, 860);
         dock->show();
     }
-    window.session()->openScenario(request);
+    // Unsaved edits left by a crash come first (never in screenshot mode, which runs unattended).
+    if (parser.isSet(screenshot) || !window.offerRecovery())
+        window.session()->openScenario(request);
     return QApplication::exec();
 }

@@ -2,7 +2,9 @@
 // re-search keeps the lock -> save -> reopen; cancel; bad input keeps what was loaded; the longest
 // UI-thread stall during a gpt3-175b search; screenshots with non-empty panels.
 
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QGraphicsView>
 #include <QImage>
 #include <QLabel>
@@ -152,6 +154,63 @@ private slots:
         QCOMPARE(s->state().plan.locked, kept.locked);
         QCOMPARE(s->state().evaluation->stepTime, keptTime);
         QCOMPARE(takeErrorDialog(w), QString());
+    }
+
+    void editedPlanIsAutosavedAndRecoveredAfterACrash() {
+        // A clean slate: copies left by earlier runs in the test-mode autosave directory go.
+        QDir(autosaveDirectory()).removeRecursively();
+        Plan edited;
+        double editedTime = 0;
+        {
+            MainWindow w(nullptr, 1);
+            Session* s = w.session();
+            s->openScenario(gptScenario("dp"));
+            QVERIFY(waitSettled(w));
+            const QString slot = w.autosave()->slot();
+            QVERIFY(!slot.isEmpty());
+            QVERIFY(!QFileInfo::exists(slot + QStringLiteral("/plan.json"))); // nothing edited yet
+            const OpId fc1 = *s->state().problem->graph.findOp("layers.0.mlp.fc1");
+            s->selectOp(fc1);
+            AlternativesModel* alternatives = w.inspector()->alternatives();
+            int other = -1;
+            for (int r = 0; r < alternatives->rowCount() && other < 0; ++r)
+                other = alternatives->alternative(r).current ? -1 : r;
+            QVERIFY(other >= 0);
+            s->overrideStrategy(fc1, alternatives->alternative(other).strategy);
+            s->setLocked(fc1, true);
+            edited = s->state().plan;
+            editedTime = s->state().evaluation->stepTime;
+            // The copy lands a moment after the last edit, without any save.
+            QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(slot + QStringLiteral("/scenario.json")), 10000);
+            // A running instance's copy is never offered to another.
+            QVERIFY(!findRecoverablePlan(autosaveDirectory()));
+            // The window goes away without being closed, as in a crash: the copy stays.
+        }
+        const std::optional<RecoverablePlan> found = findRecoverablePlan(autosaveDirectory());
+        QVERIFY(found);
+        QVERIFY2(found->description.startsWith(QStringLiteral("gpt")), qPrintable(found->description));
+        QVERIFY(found->originalPlan.isEmpty());
+        {
+            MainWindow w(nullptr, 1);
+            Session* s = w.session();
+            w.recover(*found);
+            QVERIFY(waitSettled(w));
+            QCOMPARE(s->state().plan.strategies, edited.strategies);
+            QCOMPARE(s->state().plan.locked, edited.locked);
+            QCOMPARE(s->state().evaluation->stepTime, editedTime);
+            // Still unsaved: closing asks, and saving asks where (the copy is not its file).
+            QVERIFY(!s->undoStack()->isClean());
+            QVERIFY(s->planPath().isEmpty());
+            // The copy moved into this window's slot: a second crash would not lose it.
+            const QString slot = w.autosave()->slot();
+            QVERIFY(QFileInfo::exists(slot + QStringLiteral("/plan.json")));
+            QVERIFY(!QFileInfo::exists(found->slot + QStringLiteral("/plan.json")));
+            // Saving the plan removes the copy.
+            QTemporaryDir dir;
+            QCOMPARE(s->savePlan(dir.filePath(QStringLiteral("recovered.plan.json"))), QString());
+            QVERIFY(!QFileInfo::exists(slot + QStringLiteral("/plan.json")));
+        }
+        QVERIFY(!findRecoverablePlan(autosaveDirectory()));
     }
 
     void searchBarOffersAutoForEverySetting() {

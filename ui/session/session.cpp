@@ -108,18 +108,31 @@ void Session::restore(const PlanState& state) {
 
 void Session::pushPlan(PlanState next, const QString& text) { undo_.push(new ReplacePlanCommand(this, std::move(next), text)); }
 
-void Session::openScenario(const ScenarioRequest& request) {
+void Session::openScenario(const ScenarioRequest& request) { loadScenario(request, std::nullopt); }
+
+void Session::recoverScenario(const ScenarioRequest& request, const QString& planPath) {
+    loadScenario(request, planPath);
+}
+
+void Session::loadScenario(const ScenarioRequest& request, std::optional<QString> recoveredPlanPath) {
     jobs_.start<PlanState>(
         tr("Loading %1").arg(q(request.model.spec)),
         [request](const JobContext&) {
-            Scenario s = loadScenario(request);
+            Scenario s = shardscope::loadScenario(request);
             auto problem = makeProblem(std::move(s.graph), std::move(s.cluster), request.model, request.cluster,
                                        request.nodes, s.plan.settings.microbatches);
             return costPlan(std::move(problem), std::move(s.plan));
         },
-        [this, request](const PlanState& s) {
+        [this, request, recoveredPlanPath](const PlanState& s) {
+            const QString name = tr("%1 on %2").arg(q(s.problem->graph.name), q(s.problem->cluster.name));
+            if (recoveredPlanPath) {
+                replaceAll(s, *recoveredPlanPath);
+                undo_.resetClean();
+                emit message(tr("Recovered the unsaved plan of %1").arg(name));
+                return;
+            }
             replaceAll(s, isBaselineSpec(request.strategy) ? QString() : q(request.strategy));
-            emit message(tr("Opened %1 on %2").arg(q(s.problem->graph.name), q(s.problem->cluster.name)));
+            emit message(tr("Opened %1").arg(name));
         });
 }
 

@@ -65,6 +65,9 @@ public:
     /// Loads a whole scenario (model, cluster, mesh, baseline or plan file); replaces everything
     /// and clears the undo stack. Asynchronous: stateReplaced() or failed().
     void openScenario(const ScenarioRequest& request);
+    /// Opens an autosaved copy of unsaved edits as openScenario() does, but the plan counts as
+    /// unsaved: closing asks to save it, and saving goes to `planPath` (asks for a file if empty).
+    void recoverScenario(const ScenarioRequest& request, const QString& planPath);
     /// Loads another model on the current cluster, starting from data parallelism on the mesh.
     void openModel(const ModelRequest& model);
     /// Loads another cluster for the current model, keeping the plan when the device count allows.
@@ -140,6 +143,7 @@ signals:
 
 private:
     void replaceAll(PlanState state, const QString& planPath);
+    void loadScenario(const ScenarioRequest& request, std::optional<QString> recoveredPlanPath);
     void resimulate();
     void pushPlan(PlanState next, const QString& text);
 
