@@ -1,6 +1,6 @@
 #include "commands.h"
 
-#include "bench_suite.h"
+#include "engine/bench/bench_suite.h"
 #include "engine/util/units.h"
 
 #include <iostream>

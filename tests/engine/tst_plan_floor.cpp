@@ -7,7 +7,7 @@
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
-#include "bench_suite.h"
+#include "engine/bench/bench_suite.h"
 
 using namespace shardscope;
 

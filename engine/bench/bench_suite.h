@@ -1,5 +1,5 @@
 #pragma once
-// The search benchmarks behind `shardscope-cli bench` (issue 3 targets). Figures are medians of
+// The search benchmarks behind `shardscope-cli bench` (targets in README "Benchmarks"). Figures are medians of
 // several runs on one thread; targets are reported, never asserted.
 
 #include <functional>

@@ -1,6 +1,6 @@
-#include "bench_suite.h"
+#include "engine/bench/bench_suite.h"
 
-#include "bench_common.h"
+#include "engine/bench/bench_common.h"
 
 #include "engine/builders/builders.h"
 #include "engine/cluster/cluster_presets.h"

@@ -1,8 +1,8 @@
 // The plan-quality suite: does the search beat the expert's whole toolbox on real training problems?
 
-#include "bench_suite.h"
+#include "engine/bench/bench_suite.h"
 
-#include "bench_common.h"
+#include "engine/bench/bench_common.h"
 
 #include "engine/builders/builders.h"
 #include "engine/cluster/cluster_presets.h"
