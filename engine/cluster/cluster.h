@@ -1,5 +1,5 @@
 #pragma once
-// The hardware: devices and the levels of links between them (DESIGN 2.2).
+// The hardware: devices and the levels of links between them (docs/DESIGN.md, Cluster and mesh).
 
 #include "engine/ir/dtype.h"
 

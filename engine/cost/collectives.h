@@ -1,5 +1,5 @@
 #pragma once
-// Costs of collectives as NCCL runs them (DESIGN 2.5), in one place.
+// Costs of collectives as NCCL runs them (docs/DESIGN.md, Costs), in one place.
 //
 // For a group of n devices with bus bandwidth B and per-step latency a, with S the bytes of the
 // full (unsharded-on-that-group) buffer:

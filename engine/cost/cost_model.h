@@ -1,5 +1,5 @@
 #pragma once
-// The analytic cost model (DESIGN 2.4, 2.5): a cost per op given its strategy plus a cost per edge
+// The analytic cost model (docs/DESIGN.md, Costs): a cost per op given its strategy plus a cost per edge
 // given both ends' strategies. Every search and the evaluator use exactly these two functions, so
 // the objective is additive.
 

@@ -1,5 +1,5 @@
 #pragma once
-// The broken-down terms of a cost (DESIGN 2.5): compute, each collective, memory.
+// The broken-down terms of a cost (docs/DESIGN.md, Costs): compute, each collective, memory.
 
 #include "engine/cost/collectives.h"
 #include "engine/ir/graph.h"

@@ -29,7 +29,7 @@ struct OpReport {
     double transient = 0;
 };
 
-/// One edge's resharding (DESIGN 2.3): the collectives between its producer and consumer, per step.
+/// One edge's resharding (docs/DESIGN.md, Sharding and resharding): the collectives between its producer and consumer, per step.
 struct EdgeReport {
     OpId from;
     OpId to;
@@ -39,7 +39,7 @@ struct EdgeReport {
     double bytesSent = 0;          ///< bytes each device sends per step
 };
 
-/// The analytic cost of a plan (DESIGN 2.5). Immutable once built; share as shared_ptr<const>.
+/// The analytic cost of a plan (docs/DESIGN.md, Costs). Immutable once built; share as shared_ptr<const>.
 struct Evaluation {
     std::string planName;
     Mesh mesh;

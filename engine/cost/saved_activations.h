@@ -13,7 +13,7 @@
 // norm produced, not the gathered input of the column-parallel linear; the linear re-gathers it in its
 // backward, as Megatron-LM does (CostModel::forwardPasses).
 //
-// Recomputation (docs/DESIGN.md 2.4): selective recomputes the attention core and keeps its inputs
+// Recomputation (docs/DESIGN.md, Costs): selective recomputes the attention core and keeps its inputs
 // (Q, K, V); full recomputes every op of each repeated block (the layers found by
 // findRepeatedBlocks; the ops' `block` names when the graph has none) and keeps one checkpoint per
 // block, its input. While one block is recomputed in its backward, everything it would have kept is

@@ -1,5 +1,5 @@
 #pragma once
-// Settings of one training step (DESIGN 2.4): micro-batches, recomputation, optimizer, ZeRO.
+// Settings of one training step (docs/DESIGN.md, One training step): micro-batches, recomputation, optimizer, ZeRO.
 
 #include "engine/cluster/mesh.h"
 
@@ -21,7 +21,7 @@ enum class AttentionKernel { Fused, Unfused };
 /// PyTorch async TP).
 enum class TpOverlap { Off, Backward, Full };
 
-/// How micro-batches flow through pipeline stages (docs/DESIGN.md 2.5): all forwards then all
+/// How micro-batches flow through pipeline stages (docs/DESIGN.md, Pipelining): all forwards then all
 /// backwards (GPipe), one forward one backward in the steady state (1F1B, PipeDream-Flush, Megatron's
 /// default), or 1F1B over V model chunks per device (Megatron's interleaved schedule). With m
 /// micro-batches and P balanced stages the bubble is (P-1)/(m+P-1) of the step for GPipe and 1F1B

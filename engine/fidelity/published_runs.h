@@ -14,7 +14,7 @@ namespace shardscope {
 /// their Table 1).
 std::vector<MeasuredRun> megatronFamily();
 /// torchtitan (PyTorch FSDP2, fused attention, overlap) on 64 A100s: Llama 3 70B and Llama 2 70B
-/// with full activation checkpointing, Llama 2 13B without (docs/performance.md).
+/// with full activation checkpointing, Llama 2 13B without (torchtitan's docs/performance.md).
 std::vector<MeasuredRun> torchtitanFamily();
 /// Megatron-LM with pipelining on A100s: Narayanan et al. 2021 Table 1 rows 5-10 and Korthikanti
 /// et al. 2022 Table 3 (175B, 530B, 1T; full recomputation and SP + selective).

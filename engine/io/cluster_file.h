@@ -1,5 +1,5 @@
 #pragma once
-// The JSON cluster format (`*.cluster.json`, DESIGN 3) and the resolution of a cluster argument.
+// The JSON cluster format (`*.cluster.json`, docs/DESIGN.md, Files) and the resolution of a cluster argument.
 
 #include "engine/cluster/cluster.h"
 

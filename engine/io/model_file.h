@@ -1,5 +1,5 @@
 #pragma once
-// The JSON model format (`*.model.json`, DESIGN 3) and the resolution of a model argument
+// The JSON model format (`*.model.json`, docs/DESIGN.md, Files) and the resolution of a model argument
 // (preset name, model file, Hugging Face config.json).
 
 #include "engine/builders/model_params.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The plan format (`*.plan.json`, DESIGN 3): mesh, settings, per-op strategy, locks, cost summary.
+// The plan format (`*.plan.json`, docs/DESIGN.md, Files): mesh, settings, per-op strategy, locks, cost summary.
 
 #include "engine/cost/evaluation.h"
 #include "engine/plans/plan.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The computation graph of one micro-batch's forward pass (DESIGN 2.1).
+// The computation graph of one micro-batch's forward pass (docs/DESIGN.md, Graph IR).
 
 #include "engine/ir/dtype.h"
 #include "engine/ir/op_kind.h"
@@ -41,7 +41,7 @@ struct Tensor {
     double bytes() const { return elements() * dtypeBytes(dtype); }
 };
 
-/// Names of the factors that the baseline plans split (DESIGN 2.6, Baselines). Empty means "none".
+/// Names of the factors that the baseline plans split (docs/DESIGN.md, Baselines). Empty means "none".
 struct OpHints {
     std::string batch;    ///< split by data parallelism
     std::string tensor;   ///< split by Megatron tensor parallelism
@@ -75,7 +75,7 @@ public:
     /// Adds an op and returns its id.
     OpId addOp(Op op);
 
-    /// Validates (DESIGN 2.1): unique names, rule agrees with shapes, one producer per tensor,
+    /// Validates (docs/DESIGN.md, Graph IR): unique names, rule agrees with shapes, one producer per tensor,
     /// no cycles; fills producers, consumers and the topological order. Throws InputError naming
     /// the op and the field.
     void finalize();

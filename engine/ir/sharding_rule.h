@@ -1,5 +1,5 @@
 #pragma once
-// The einsum-like factor rule of an op (DESIGN 2.1).
+// The einsum-like factor rule of an op (docs/DESIGN.md, Graph IR).
 //
 // Example: a linear layer `([b,s,h],[h,f])->([b,s,f]) {b=8,s=2048,h=4096,f=16384}` has factors
 // b, s, f (parallel: they appear in the output) and h (reduction: inputs only). A dimension may be
@@ -14,7 +14,7 @@
 
 namespace shardscope {
 
-/// How splitting a factor affects the op (DESIGN 2.1).
+/// How splitting a factor affects the op (docs/DESIGN.md, Graph IR).
 enum class FactorType {
     Parallel,       ///< in the output; splitting it splits the work with no communication
     Reduction,      ///< inputs only; splitting it leaves the output partial

@@ -1,5 +1,5 @@
 #pragma once
-// Pricing a pipelined plan (docs/DESIGN.md 2.5): every stage is the plan's ops on that stage's
+// Pricing a pipelined plan (docs/DESIGN.md, Pipelining): every stage is the plan's ops on that stage's
 // devices, priced per op and per edge by the cost model as any plan; the stages are composed by the
 // schedule, not summed.
 //

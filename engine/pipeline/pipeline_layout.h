@@ -1,5 +1,5 @@
 #pragma once
-// How a plan cuts the graph into pipeline stages (docs/DESIGN.md 2.5).
+// How a plan cuts the graph into pipeline stages (docs/DESIGN.md, Pipelining).
 //
 // The graph's repeated blocks (layers) are dealt out in order to P x V model chunks; the ops before
 // the first block (the embedding) join chunk 0 and the ops after the last (final norm, head, loss)

@@ -1,5 +1,5 @@
 #pragma once
-// The pipeline part of an evaluation (docs/DESIGN.md 2.5): per stage, the time of one
+// The pipeline part of an evaluation (docs/DESIGN.md, Pipelining): per stage, the time of one
 // micro-batch, the work done once per step and the memory with the micro-batches in flight; and the
 // step composed from them by the schedule.
 

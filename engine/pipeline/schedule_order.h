@@ -1,6 +1,6 @@
 #pragma once
 // The order in which one pipeline stage runs its micro-batches' forward and backward passes
-// (docs/DESIGN.md 2.5), as Megatron-LM's schedules issue them.
+// (docs/DESIGN.md, Pipelining), as Megatron-LM's schedules issue them.
 //
 // GPipe: every forward, then every backward. 1F1B: stage s (0-based) of P runs min(P-s-1, m)
 // forwards to fill the pipeline, then alternates one forward and one backward, then drains the

@@ -1,5 +1,5 @@
 #pragma once
-// Where a pipeline cuts the graph (docs/DESIGN.md 2.5): the cut at repeated-block boundaries that
+// Where a pipeline cuts the graph (docs/DESIGN.md, Pipelining): the cut at repeated-block boundaries that
 // minimises the slowest stage's time per micro-batch, subject to every stage fitting its memory with
 // the micro-batches its schedule keeps in flight.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Baseline plans (DESIGN 2.6): data parallel, Megatron tensor parallel, sequence parallel, ZeRO/FSDP
+// Baseline plans (docs/DESIGN.md, Baselines): data parallel, Megatron tensor parallel, sequence parallel, ZeRO/FSDP
 // and their combinations such as "megatron+zero3" on a mesh `data=16,model=8`.
 
 #include "engine/plans/plan.h"

@@ -1,5 +1,5 @@
 #pragma once
-// A sharding plan: mesh, step settings and one strategy per op (DESIGN 3, plan files).
+// A sharding plan: mesh, step settings and one strategy per op (docs/DESIGN.md, Files).
 
 #include "engine/cost/step_settings.h"
 #include "engine/pipeline/pipeline_layout.h"

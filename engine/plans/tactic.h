@@ -1,5 +1,5 @@
 #pragma once
-// Tactics (DESIGN 2.6, PartIR): named decisions that build a plan step by step, kept apart from the
+// Tactics (docs/DESIGN.md, Tactics): named decisions that build a plan step by step, kept apart from the
 // model. A plan made by tactics records them, with the figures after each step.
 
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-// What the search tries for pipelining (docs/DESIGN.md 2.5): meshes with a pipe axis when it
+// What the search tries for pipelining (docs/DESIGN.md, Pipelining): meshes with a pipe axis when it
 // chooses the mesh, and the schedules of a mesh with one.
 
 #include "engine/cluster/mesh.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The search objective as tables (DESIGN 2.5): per op, its candidate strategies with a time and a
+// The search objective as tables (docs/DESIGN.md, Search): per op, its candidate strategies with a time and a
 // memory each; per pair of connected ops, a table of edge times over both ends' candidates.
 // Every algorithm minimises  sum_v unary[v][k_v] + sum_(u,v) pair[k_u][k_v]  over the choices k.
 

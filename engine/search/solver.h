@@ -1,5 +1,5 @@
 #pragma once
-// The algorithms behind one small interface (CONVENTIONS 9): each minimises a SearchProblem's
+// The algorithms behind one small interface (docs/DESIGN.md, Extending): each minimises a SearchProblem's
 // objective, given a memory weight, and says what it explored.
 
 #include "engine/search/search_problem.h"

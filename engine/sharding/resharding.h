@@ -1,5 +1,5 @@
 #pragma once
-// Resharding between a producer's sharding and a consumer's wanted sharding (DESIGN 2.3).
+// Resharding between a producer's sharding and a consumer's wanted sharding (docs/DESIGN.md, Sharding and resharding).
 //
 // Per mesh axis: partial -> all-reduce, or reduce-scatter when the target splits a dimension on that
 // axis; split on dim i -> dim j: all-to-all; split -> replicated: all-gather; replicated -> split:

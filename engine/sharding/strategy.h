@@ -1,5 +1,5 @@
 #pragma once
-// Op strategies and the tensor shardings they imply (DESIGN 2.3).
+// Op strategies and the tensor shardings they imply (docs/DESIGN.md, Sharding and resharding).
 
 #include "engine/cluster/mesh.h"
 #include "engine/sharding/axis_factors.h"

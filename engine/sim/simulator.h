@@ -1,5 +1,5 @@
 #pragma once
-// The step simulator (DESIGN 2.7): runs the step program (step_program.h) event by event on every
+// The step simulator (docs/DESIGN.md, Simulator): runs the step program (step_program.h) event by event on every
 // device class (device_classes.h), a collective starting when every participant is ready.
 //
 // Devices of one class have the same timeline, so each class is simulated once and its timeline

@@ -1,5 +1,5 @@
 #pragma once
-// The program every device runs for one training step (DESIGN 2.7): tasks on a compute and a
+// The program every device runs for one training step (docs/DESIGN.md, Simulator): tasks on a compute and a
 // communication stream, in issue order, with the dependencies between them.
 //
 // Forward and backward per micro-batch; resharding, statistics and halo collectives block the

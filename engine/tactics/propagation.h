@@ -1,5 +1,5 @@
 #pragma once
-// Propagation of tactic decisions through the sharding rules (DESIGN 2.6, PartIR). A decision "op o
+// Propagation of tactic decisions through the sharding rules (docs/DESIGN.md, Tactics). A decision "op o
 // splits factor f over axis a" splits every operand dimension whose major factor is f; each
 // neighbour reading or writing that tensor then splits the factor it maps to that dimension — forward
 // to consumers, backward to producers, through layout ops (a split of h reaches the heads factor n of

@@ -1,5 +1,5 @@
 #pragma once
-// Applying a tactic script (DESIGN 2.6, PartIR): each tactic fixes some shardings, propagation
+// Applying a tactic script (docs/DESIGN.md, Tactics): each tactic fixes some shardings, propagation
 // settles what follows, and after each step the partial plan (undecided axes split nothing) is
 // costed, simulated and compared with the step before.
 

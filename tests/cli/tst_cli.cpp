@@ -123,7 +123,7 @@ private slots:
                                        << QStringLiteral("expected none, selective or full");
         // Four repeated blocks, each 8 ops read by 8 ops (a complete bipartite join, treewidth 8):
         // TAPAS's block table was built regardless (25 s, 4 GB, then out of memory); both exact
-        // solvers now refuse before building any table (issue 15).
+        // solvers now refuse before building any table.
         const QStringList dense{QStringLiteral("search"), m, fixture("dense-blocks.model.json"), c, a100, QStringLiteral("--mesh"),
                                 QStringLiteral("data=4,model=2"), QStringLiteral("--zero"), QStringLiteral("0"), QStringLiteral("--recompute"),
                                 QStringLiteral("none"), QStringLiteral("--microbatches"), QStringLiteral("1"), QStringLiteral("--algo")};
@@ -131,7 +131,7 @@ private slots:
                                              << QStringLiteral("--algo tapas: a dependent set needs a table of 467 M entries, over the limit of 200 M");
         QTest::newRow("pase dependent set") << (QStringList(dense) << QStringLiteral("pase"))
                                             << QStringLiteral("--algo pase: a dependent set needs a table of 33.2 T entries");
-        // Sizes whose products wrapped to 0 in int and crashed with SIGFPE (issue 15).
+        // Sizes whose products wrapped to 0 in int and crashed with SIGFPE.
         const QString limit = QStringLiteral("limit of 1,048,576 devices");
         QTest::newRow("nodes beyond the device limit")
             << QStringList{ev, m, QStringLiteral("gpt"), c, a100, QStringLiteral("--nodes"), QStringLiteral("536870912")} << limit;

@@ -1,4 +1,4 @@
-// Baseline plans: which factor each axis splits (DESIGN 2.6, Baselines).
+// Baseline plans: which factor each axis splits (docs/DESIGN.md, Baselines).
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.

@@ -1,4 +1,4 @@
-// Model builders against closed forms: parameter counts and FLOPs (issue 2 acceptance figures).
+// Model builders against closed forms: parameter counts and FLOPs.
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.

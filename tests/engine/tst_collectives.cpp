@@ -1,4 +1,4 @@
-// Collective costs against hand-computed alpha-beta values (DESIGN 2.5).
+// Collective costs against hand-computed alpha-beta values (docs/DESIGN.md, Costs).
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.

@@ -118,7 +118,7 @@ private slots:
         QCOMPARE(counts, expected);
     }
     void expertsSplitOverTheTokenAxisMakeAllToAlls() {
-        // DESIGN 2.8: tokens split over data and experts over the same axis: dispatch and combine are
+        // docs/DESIGN.md, One training step: tokens split over data and experts over the same axis: dispatch and combine are
         // all-to-alls. Start from dp and split the expert ops' e over data.
         Setup s("moe", {"layers=1"}, 1, "data=8", "dp");
         for (const char* name : {"layers.0.moe.experts.gate_up", "layers.0.moe.experts.swiglu", "layers.0.moe.experts.down"}) {

@@ -1,4 +1,4 @@
-// File formats (DESIGN 3): round trips, and bad input of every kind rejected with a message that
+// File formats (docs/DESIGN.md, Files): round trips, and bad input of every kind rejected with a message that
 // names the file, the field and the op.
 
 #include <QTemporaryDir>

@@ -1,4 +1,4 @@
-// A deterministic mutation fuzzer over every file reader (issue 15): each sample file is mutated
+// A deterministic mutation fuzzer over every file reader: each sample file is mutated
 // (bytes flipped, inserted, deleted; spans truncated or duplicated; numbers replaced by extremes)
 // with fixed seeds, and every mutant must either load or throw InputError naming the file — no
 // other exception, no crash (ctest reports a crash as a failure). A bounded run: 3,000 mutants per

@@ -1,4 +1,4 @@
-// Graph validation and derived facts (DESIGN 2.1): one producer per tensor, no cycles, FLOPs.
+// Graph validation and derived facts (docs/DESIGN.md, Graph IR): one producer per tensor, no cycles, FLOPs.
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.

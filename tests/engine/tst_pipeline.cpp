@@ -1,4 +1,4 @@
-// Pipelined plans (docs/DESIGN.md 2.5): the stage cut, the schedule's closed forms on balanced
+// Pipelined plans (docs/DESIGN.md, Pipelining): the stage cut, the schedule's closed forms on balanced
 // stages (step, bubble, activations in flight), the sends at every cut, and the checks on meshes and
 // plans. Expected figures come from an unpipelined evaluation of one stage's devices and the
 // schedules' formulas written out here.

@@ -1,4 +1,4 @@
-// The search over pipelined meshes (docs/DESIGN.md 2.5; pipeline_candidates.h): the schedules
+// The search over pipelined meshes (docs/DESIGN.md, Pipelining; pipeline_candidates.h): the schedules
 // and micro-batch counts it tries, its plans against an exhaustive contest of the expert's
 // pipelined plans, the folded evaluation it scores them with, and refusals.
 

@@ -1,4 +1,4 @@
-// Resharding between shardings as collectives (DESIGN 2.3).
+// Resharding between shardings as collectives (docs/DESIGN.md, Sharding and resharding).
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.

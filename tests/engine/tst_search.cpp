@@ -1,4 +1,4 @@
-// The search (DESIGN 2.6): the exact DP against brute force on random branchy graphs, and the
+// The search (docs/DESIGN.md, Search): the exact DP against brute force on random branchy graphs, and the
 // properties a user relies on: never worse than a baseline, locks kept, cancellation, determinism.
 
 #include <QTest>

@@ -1,4 +1,4 @@
-// Parsing, typing and shape binding of factor rules (DESIGN 2.1).
+// Parsing, typing and shape binding of factor rules (docs/DESIGN.md, Graph IR).
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.

@@ -1,4 +1,4 @@
-// Op strategies: validity, enumeration and the tensor shardings they imply (DESIGN 2.3, 2.8).
+// Op strategies: validity, enumeration and the tensor shardings they imply (docs/DESIGN.md, Sharding and resharding; One training step).
 
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.

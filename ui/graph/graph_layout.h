@@ -1,7 +1,7 @@
 #pragma once
-// Graph layout behind one small interface (DESIGN 1): plain geometry in and out, no Graphviz or Qt
+// Graph layout behind one small interface (docs/DESIGN.md, The window): plain geometry in and out, no Graphviz or Qt
 // types. Graphviz is not reentrant, so layoutGraph() serialises its calls; the UI calls it from one
-// layout worker (graph_layout_service.h), never from the UI thread.
+// job on its JobRunner (graph_view.cpp), never from the UI thread.
 
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// The one async helper of the UI (CONVENTIONS 10). A runner runs one job at a time on a thread
+// The one async helper of the UI (docs/DESIGN.md, The window). A runner runs one job at a time on a thread
 // pool. A job gets a stop token and a throttled progress callback; its result comes back to the
 // runner's thread by a queued call. Starting a job retires the one before it: its stop is
 // requested and its result dropped (each job carries a generation number). Every long piece of

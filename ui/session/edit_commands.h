@@ -1,5 +1,5 @@
 #pragma once
-// Undoable edits of the plan (CONVENTIONS 16): every override, lock, baseline, opened plan and
+// Undoable edits of the plan (docs/DESIGN.md, The window): every override, lock, baseline, opened plan and
 // search result is one command holding the plans before and after.
 
 #include "plan_state.h"

@@ -1,5 +1,5 @@
 #pragma once
-// The shared interaction state of the window (CONVENTIONS 15): the loaded problem, the current plan
+// The shared interaction state of the window (docs/DESIGN.md, The window): the loaded problem, the current plan
 // and its evaluation, the selected op, the undo stack and the search settings. Views read it and
 // subscribe to its signals; they never call each other. Long work (loading, searching, comparing)
 // runs through JobRunners; edits go through QUndoStack commands.

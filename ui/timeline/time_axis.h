@@ -1,5 +1,5 @@
 #pragma once
-// The time <-> x mapping of the timeline: plain arithmetic, tested on its own (CONVENTIONS 14).
+// The time <-> x mapping of the timeline: plain arithmetic, tested on its own (docs/DESIGN.md, The window).
 
 #include <vector>
 
