@@ -96,7 +96,7 @@ void MainWindow::createMenus() {
     connect(menuAction(edit, tr("&Lock or Unlock Selected Op"), QKeySequence(Qt::CTRL | Qt::Key_L)), &QAction::triggered,
             this, [this] {
                 if (const auto op = session_.selectedOp())
-                    session_.setLocked(*op, !session_.state().plan.locked[op->index()]);
+                    session_.setLocked(*op, !session_.state().plan.ops[op->index()].locked);
             });
     connect(menuAction(edit, tr("Lock or Unlock the &Stage Cut"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L)),
             &QAction::triggered, this, [this] {

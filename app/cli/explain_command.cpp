@@ -16,12 +16,12 @@ int runExplain(const CliOptions& options, std::ostream& out) {
     const OpId o = *found;
     const Op& op = s.graph.op(o);
     const Mesh& mesh = s.plan.mesh;
-    const OpStrategy& strategy = s.plan.strategies[o.index()];
+    const OpStrategy& strategy = s.plan.ops[o.index()].strategy;
     const CostModel model(s.graph, s.cluster, mesh, s.plan.settings);
     const auto e = evaluate(model, s.plan);
     const OpReport& report = e->perOp[o.index()];
     auto whyOf = [&](std::size_t a) {
-        const std::string why = s.plan.whyOf(o.index(), a);
+        const std::string why = s.plan.whyOf(s.graph, o, a);
         return why.empty() ? std::string("the plan does not record why") : why;
     };
     if (options.json) {
@@ -38,7 +38,7 @@ int runExplain(const CliOptions& options, std::ostream& out) {
         out << nlohmann::json{{"op", op.name},
                               {"rule", op.rule.toString()},
                               {"strategy", report.strategy},
-                              {"locked", bool(s.plan.locked[o.index()])},
+                              {"locked", bool(s.plan.ops[o.index()].locked)},
                               {"axes", axes},
                               {"tactics", tactics},
                               {"comm_s", report.commTime},
@@ -49,7 +49,7 @@ int runExplain(const CliOptions& options, std::ostream& out) {
     }
     out << "op         " << op.name << " (" << opKindName(op.kind) << ") in " << (op.block.empty() ? "-" : op.block) << "\n";
     out << "rule       " << op.rule.toString() << "\n";
-    out << "strategy   " << report.strategy << (s.plan.locked[o.index()] ? " (locked)" : "") << " on " << mesh.toString()
+    out << "strategy   " << report.strategy << (s.plan.ops[o.index()].locked ? " (locked)" : "") << " on " << mesh.toString()
         << "\n";
     for (std::size_t a = 0; a < mesh.rank(); ++a)
         out << "  " << mesh.axes[a].name << ": " << whyOf(a) << "\n";

@@ -37,9 +37,9 @@ int runSearch(const CliOptions& options, std::ostream& out) {
                              request.mesh->toString());
         request.mesh = locks.mesh;
         request.locks.resize(s.graph.ops().size());
-        for (std::size_t v = 0; v < locks.locked.size(); ++v)
-            if (locks.locked[v])
-                request.locks[v] = locks.strategies[v];
+        for (std::size_t v = 0; v < locks.ops.size(); ++v)
+            if (locks.ops[v].locked)
+                request.locks[v] = locks.ops[v].strategy;
         // A locked cut stays; else each locked op keeps its stage.
         if (locks.pipeline.locked)
             request.stageCut = locks.pipeline.chunkBlocks;

@@ -74,11 +74,11 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
             e->perOp[o.index()].op = o;
             continue;
         }
-        const OpCost c = model.opCost(o, plan.strategies[o.index()]);
+        const OpCost c = model.opCost(o, plan.ops[o.index()].strategy);
         OpReport& r = e->perOp[o.index()];
         r.op = o;
         if (full)
-            r.strategy = plan.strategies[o.index()].toString(g.op(o).rule, model.mesh());
+            r.strategy = plan.ops[o.index()].strategy.toString(g.op(o).rule, model.mesh());
         r.forwardTime = c.forward;
         r.backwardTime = c.backward;
         r.recomputeTime = c.recompute;
@@ -98,7 +98,7 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
         const auto known = repeats ? repeated.find(key) : repeated.end();
         const EdgeCost c = known != repeated.end()
                                ? known->second
-                               : model.edgeCost(edge, plan.strategies[edge.from.index()], plan.strategies[edge.to.index()]);
+                               : model.edgeCost(edge, plan.ops[edge.from.index()].strategy, plan.ops[edge.to.index()].strategy);
         if (repeats && known == repeated.end())
             repeated.emplace(key, c);
         OpReport& r = e->perOp[edge.to.index()];

@@ -11,8 +11,8 @@ double localTime(const CostModel& model, const Plan& plan, OpId o, const OpStrat
                  const std::vector<const Edge*>& edges) {
     double t = cost.totalTime();
     for (const Edge* e : edges) {
-        const OpStrategy& from = e->from == o ? s : plan.strategies[e->from.index()];
-        const OpStrategy& to = e->to == o ? s : plan.strategies[e->to.index()];
+        const OpStrategy& from = e->from == o ? s : plan.ops[e->from.index()].strategy;
+        const OpStrategy& to = e->to == o ? s : plan.ops[e->to.index()].strategy;
         t += model.edgeCost(*e, from, to).time();
     }
     return t;
@@ -31,7 +31,7 @@ std::vector<WhatIf> whatIf(const CostModel& model, const Plan& plan, const Evalu
     for (const OpReport& r : evaluation.perOp)
         if (r.op != o)
             otherBuffers = std::max(otherBuffers, r.transient);
-    const OpStrategy& mine = plan.strategies[o.index()];
+    const OpStrategy& mine = plan.ops[o.index()].strategy;
     const OpCost now = model.opCost(o, mine);
     const double restTime = evaluation.stepTime - localTime(model, plan, o, mine, now, edges);
     const double restMemory = evaluation.memory.sum() - now.memory.sum();

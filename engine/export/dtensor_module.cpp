@@ -88,10 +88,10 @@ std::string pyList(const std::vector<std::string>& names, const std::string& ind
 void checkDataAxis(const Graph& graph, const Plan& plan, AxisId data) {
     for (std::size_t o = 0; o < graph.ops().size(); ++o) {
         const Op& op = graph.ops()[o];
-        const int f = plan.strategies[o].factorOfAxis[data.index()];
+        const int f = plan.ops[o].strategy.factorOfAxis[data.index()];
         const int batch = op.rule.findFactor(op.hints.batch);
         if (f != batch)
-            refuse("op " + op.name + " is " + plan.strategies[o].toString(op.rule, plan.mesh) + ": the data axis "
+            refuse("op " + op.name + " is " + plan.ops[o].strategy.toString(op.rule, plan.mesh) + ": the data axis "
                    "must split the batch of every op (" + (batch < 0 ? std::string("it has none") : op.hints.batch) +
                    ") for replicate or fully_shard");
     }

@@ -41,7 +41,7 @@ private:
     std::map<std::size_t, DtensorStyle> styles_;
 
     const Op& op(std::size_t o) const { return graph_.ops()[o]; }
-    const OpStrategy& strategy(std::size_t o) const { return plan_.strategies[o]; }
+    const OpStrategy& strategy(std::size_t o) const { return plan_.ops[o].strategy; }
     bool isParameter(TensorId t) const { return graph_.tensor(t).role == TensorRole::Parameter; }
 
     /// The layout of `sharding`, a tensor op `o` reads or writes, on the axis.

@@ -53,7 +53,7 @@ std::string jaxModule(const Graph& graph, const Plan& plan) {
     std::string activations;
     for (std::size_t o = 0; o < graph.ops().size(); ++o) {
         const Op& op = graph.ops()[o];
-        const OpStrategy& s = plan.strategies[o];
+        const OpStrategy& s = plan.ops[o].strategy;
         for (std::size_t k = 0; k < op.inputs.size(); ++k)
             if (graph.tensor(op.inputs[k]).role == TensorRole::Parameter)
                 params.emplace(op.inputs[k].index(), inputSharding(op, k, s));

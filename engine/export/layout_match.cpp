@@ -24,7 +24,7 @@ LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const st
     d.pattern = expertsOverData ? pattern + " with experts over data" : pattern;
     d.expected = baselinePlan(graph, plan.mesh, pattern, plan.settings, nullptr,
                               plan.pipeline.active() ? &plan.pipeline : nullptr)
-                     .strategies;
+                     .strategies();
     // Each axis in turn: context parallelism splits the sequence, expert parallelism the experts.
     auto splitOn = [&](AxisId axis, std::size_t o, int f) {
         OpStrategy s = d.expected[o];
@@ -46,8 +46,8 @@ LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const st
             if (e >= 0)
                 splitOn(*data, o, e);
         }
-    for (std::size_t o = 0; o < plan.strategies.size(); ++o)
-        if (!(plan.strategies[o] == d.expected[o]))
+    for (std::size_t o = 0; o < plan.ops.size(); ++o)
+        if (!(plan.ops[o].strategy == d.expected[o]))
             d.ops.push_back(o);
     return d;
 }
@@ -57,7 +57,7 @@ std::string describeDifference(const Graph& graph, const Plan& plan, const Layou
     std::string list;
     for (std::size_t k = 0; k < d.ops.size() && k < 5; ++k) {
         const Op& op = graph.ops()[d.ops[k]];
-        list += (k ? "; " : "") + op.name + " is " + plan.strategies[d.ops[k]].toString(op.rule, plan.mesh) + ", " +
+        list += (k ? "; " : "") + op.name + " is " + plan.ops[d.ops[k]].strategy.toString(op.rule, plan.mesh) + ", " +
                 framework + "'s " + d.expected[d.ops[k]].toString(op.rule, plan.mesh);
     }
     return std::to_string(d.ops.size()) + " ops differ from " + framework + "'s " + d.pattern + " layout on " +

@@ -63,7 +63,7 @@ static Plan parsePlanJsonUnguarded(const std::string& text, const std::string& s
     Plan plan;
     plan.name = doc.contains("name") ? in.string(doc, "", "name") : source;
     if (doc.contains("why"))
-        plan.whyByDefault = in.string(doc, "", "why");
+        plan.origin = in.string(doc, "", "why");
     try {
         plan.mesh = Mesh::parse(in.string(doc, "", "mesh"));
     } catch (const InputError& e) {
@@ -133,8 +133,7 @@ static Plan parsePlanJsonUnguarded(const std::string& text, const std::string& s
                 plan.settings.zeroAxes |= axisBit(*axis);
             }
     }
-    plan.strategies.assign(graph.ops().size(), OpStrategy::replicated(plan.mesh.rank()));
-    plan.locked.assign(graph.ops().size(), false);
+    plan.ops.assign(graph.ops().size(), OpChoice{OpStrategy::replicated(plan.mesh.rank()), false, {}});
     std::vector<bool> seen(graph.ops().size(), false);
     const json& list = in.array(doc, "", "strategies");
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -147,7 +146,7 @@ static Plan parsePlanJsonUnguarded(const std::string& text, const std::string& s
         const auto op = graph.findOp(name);
         if (!op)
             in.fail(path + ".op", "the model has no op '" + name + "'");
-        OpStrategy& st = plan.strategies[op->index()];
+        OpStrategy& st = plan.ops[op->index()].strategy;
         seen[op->index()] = true;
         const json& axes = in.object(e, path, "axes");
         for (auto it = axes.begin(); it != axes.end(); ++it) {
@@ -163,19 +162,20 @@ static Plan parsePlanJsonUnguarded(const std::string& text, const std::string& s
         }
         if (e.contains("why")) {
             const json& why = in.object(e, path, "why");
-            plan.why.resize(graph.ops().size());
-            plan.why[op->index()].resize(plan.mesh.rank());
+            std::vector<Provenance>& reasons = plan.ops[op->index()].why;
+            reasons.assign(plan.mesh.rank(), Provenance{});
             for (auto it = why.begin(); it != why.end(); ++it) {
                 const auto axis = plan.mesh.find(it.key());
                 if (!axis || !it.value().is_string())
                     in.fail(path + ".why." + it.key(), "must map an axis of mesh " + plan.mesh.toString() + " to a text");
-                plan.why[op->index()][axis->index()] = it.value().get<std::string>();
+                if (!it.value().get<std::string>().empty())
+                    reasons[axis->index()] = Provenance{Provenance::Source::Note, -1, {}, {}, it.value().get<std::string>()};
             }
         }
         if (e.contains("locked")) {
             if (!e.at("locked").is_boolean())
                 in.fail(path + ".locked", "must be true or false");
-            plan.locked[op->index()] = e.at("locked").get<bool>();
+            plan.ops[op->index()].locked = e.at("locked").get<bool>();
         }
     }
     for (std::size_t o = 0; o < seen.size(); ++o)
@@ -249,17 +249,17 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
         const Op& op = graph.ops()[o];
         json axes = json::object();
         for (std::size_t a = 0; a < plan.mesh.rank(); ++a) {
-            const int f = plan.strategies[o].factorOfAxis[a];
+            const int f = plan.ops[o].strategy.factorOfAxis[a];
             if (f >= 0)
                 axes[plan.mesh.axes[a].name] = op.rule.factors[static_cast<std::size_t>(f)].name;
         }
         json entry{{"op", op.name}, {"axes", axes}};
-        if (plan.locked[o])
+        if (plan.ops[o].locked)
             entry["locked"] = true;
         json why = json::object();
         for (std::size_t a = 0; a < plan.mesh.rank(); ++a)
-            if (plan.whyOf(o, a) != plan.whyByDefault)
-                why[plan.mesh.axes[a].name] = plan.whyOf(o, a);
+            if (plan.ops[o].whyOn(a).source != Provenance::Source::Origin)
+                why[plan.mesh.axes[a].name] = plan.whyOf(graph, OpId(o), a);
         if (!why.empty())
             entry["why"] = why;
         strategies.push_back(entry);
@@ -269,8 +269,8 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
              {"strategies", strategies},    {"tactics", tactics}};
     if (plan.pipeline.active())
         doc["pipeline"] = {{"chunk_blocks", plan.pipeline.chunkBlocks}, {"locked", plan.pipeline.locked}};
-    if (!plan.whyByDefault.empty())
-        doc["why"] = plan.whyByDefault;
+    if (!plan.origin.empty())
+        doc["why"] = plan.origin;
     if (evaluation)
         doc["cost"] = {{"step_time_s", evaluation->stepTime},
                        {"peak_memory_bytes", evaluation->peakMemory},

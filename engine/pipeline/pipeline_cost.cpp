@@ -99,7 +99,7 @@ std::vector<StageTransfer> stageTransfers(const CostModel& model, const Plan& pl
         const int from = layout.chunkOf[edge.from.index()], to = layout.chunkOf[edge.to.index()];
         if (edge.parameterShare || from == to || !sent.emplace(std::make_pair(edge.tensor.index(), to), true).second)
             continue;
-        const OpStrategy& producer = plan.strategies[edge.from.index()];
+        const OpStrategy& producer = plan.ops[edge.from.index()].strategy;
         StageTransfer st{edge.from, edge.to, from, to, boundaryCollectives(model, edge, producer, Phase::Forward), {}};
         if (model.needsGradient(edge.tensor))
             st.backward = boundaryCollectives(model, edge, producer, Phase::Backward);

@@ -300,8 +300,8 @@ std::vector<int> lockedBlockStages(const Plan& plan, const RepeatedBlocks& block
         return {};
     std::vector<int> stage(std::size_t(blocks.count()), -1);
     bool any = false;
-    for (std::size_t o = 0; o < plan.locked.size() && o < blocks.blockOf.size(); ++o)
-        if (plan.locked[o] && blocks.blockOf[o] >= 0) {
+    for (std::size_t o = 0; o < plan.ops.size() && o < blocks.blockOf.size(); ++o)
+        if (plan.ops[o].locked && blocks.blockOf[o] >= 0) {
             stage[std::size_t(blocks.blockOf[o])] = plan.pipeline.stageOf(OpId(o));
             any = true;
         }

@@ -135,7 +135,7 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
         if (twin(o) != o)
             continue;
         const Op& op = graph.ops()[o];
-        OpStrategy& st = plan.strategies[o];
+        OpStrategy& st = plan.ops[o].strategy;
         if (s.pattern != Pattern::Data) {
             trySplit(op, mesh, st, model, op.hints.tensor);
             if (s.pattern == Pattern::MegatronSequence && op.hints.tensor.empty())
@@ -147,8 +147,8 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
     }
     for (std::size_t o = 0; o < graph.ops().size(); ++o)
         if (twin(o) != o)
-            plan.strategies[o] = plan.strategies[twin(o)];
-    plan.whyByDefault = "the " + spec + " baseline";
+            plan.ops[o].strategy = plan.ops[twin(o)].strategy;
+    plan.origin = "the " + spec + " baseline";
     settings.zeroStage = s.zeroStage;
     settings.zeroAxes = s.zeroStage > 0 ? axisBit(*data) : 0;
     plan.settings = settings;

@@ -1,22 +1,57 @@
 #include "engine/plans/plan.h"
 
+#include <algorithm>
+
 namespace shardscope {
+
+const Provenance& OpChoice::whyOn(std::size_t axis) const {
+    static const Provenance origin;
+    return axis < why.size() ? why[axis] : origin;
+}
+
+bool OpChoice::undecided() const {
+    return !why.empty() &&
+           std::all_of(why.begin(), why.end(), [](const Provenance& p) { return p.source == Provenance::Source::Undecided; });
+}
+
+void OpChoice::setWhy(Provenance::Source source, std::size_t rank) {
+    why.assign(rank, Provenance{});
+    for (Provenance& p : why)
+        p.source = source;
+}
+
+std::vector<OpStrategy> Plan::strategies() const {
+    std::vector<OpStrategy> out;
+    out.reserve(ops.size());
+    for (const OpChoice& c : ops)
+        out.push_back(c.strategy);
+    return out;
+}
+
+std::string Plan::whyOf(const Graph& graph, OpId o, std::size_t axis) const {
+    const OpChoice& c = ops[o.index()];
+    return describeProvenance(c.whyOn(axis), graph, o, c.strategy.factorOfAxis[axis], mesh.axes[axis].name, tactics,
+                              origin);
+}
 
 Plan Plan::replicated(std::size_t opCount, const Mesh& mesh) {
     Plan p;
     p.mesh = mesh;
-    p.strategies.assign(opCount, OpStrategy::replicated(mesh.rank()));
-    p.locked.assign(opCount, false);
+    p.ops.assign(opCount, OpChoice{OpStrategy::replicated(mesh.rank()), false, {}});
     return p;
 }
 
 std::string Plan::verify(const Graph& graph) const {
-    if (strategies.size() != graph.ops().size())
-        return "plan has " + std::to_string(strategies.size()) + " strategies but the model has " +
+    if (ops.size() != graph.ops().size())
+        return "plan has " + std::to_string(ops.size()) + " strategies but the model has " +
                std::to_string(graph.ops().size()) + " ops";
-    for (std::size_t o = 0; o < strategies.size(); ++o)
-        if (auto e = verifyStrategy(graph.ops()[o], mesh, strategies[o]); !e.empty())
+    for (std::size_t o = 0; o < ops.size(); ++o) {
+        if (auto e = verifyStrategy(graph.ops()[o], mesh, ops[o].strategy); !e.empty())
             return "op '" + graph.ops()[o].name + "': " + e;
+        if (!ops[o].why.empty() && ops[o].why.size() != mesh.rank())
+            return "op '" + graph.ops()[o].name + "': " + std::to_string(ops[o].why.size()) +
+                   " reasons for a mesh of " + std::to_string(mesh.rank()) + " axes";
+    }
     if (const auto pipe = mesh.pipeAxis()) {
         const int stages = mesh.size(*pipe);
         if (stages > 1 && (pipeline.stages != stages || pipeline.chunkOf.size() != graph.ops().size()))

@@ -1,8 +1,9 @@
 #pragma once
-// A sharding plan: mesh, step settings and one strategy per op (docs/DESIGN.md, Files).
+// A sharding plan: mesh, step settings and per op its choice (docs/DESIGN.md, Files).
 
 #include "engine/cost/step_settings.h"
 #include "engine/pipeline/pipeline_layout.h"
+#include "engine/plans/provenance.h"
 #include "engine/plans/tactic.h"
 #include "engine/sharding/strategy.h"
 
@@ -11,29 +12,45 @@
 
 namespace shardscope {
 
-/// The choice of a strategy for every op of one graph, indexed by OpId.
+/// What a plan decided for one op: its strategy, whether searches keep it, and why each axis is so.
+struct OpChoice {
+    OpStrategy strategy;
+    bool locked = false;          ///< every search keeps this op's strategy
+    std::vector<Provenance> why;  ///< one per mesh axis, or empty: every axis Provenance::Source::Origin
+
+    /// Why axis `axis` splits what it does (Source::Origin when `why` says nothing).
+    const Provenance& whyOn(std::size_t axis) const;
+    /// True when the choice is a tactic step's and no tactic decided any of its axes yet.
+    bool undecided() const;
+    /// Sets every axis of a `rank`-axis mesh to `source`.
+    void setWhy(Provenance::Source source, std::size_t rank);
+
+    bool operator==(const OpChoice&) const = default;
+};
+
+/// The choice for every op of one graph, indexed by OpId.
 struct Plan {
     std::string name;                   ///< "dp", "megatron", a file name...
     Mesh mesh;
     StepSettings settings;
-    std::vector<OpStrategy> strategies; ///< one per op
-    std::vector<bool> locked;           ///< one per op; locked ops are kept by every search
+    std::vector<OpChoice> ops;          ///< one per op of the graph
     std::vector<Tactic> tactics;        ///< the tactic script that built the plan, if any
     std::vector<TacticStep> tacticSteps;///< the figures after each tactic
-    std::vector<std::vector<std::string>> why; ///< [op][axis]: why the axis splits what it does; may be empty
-    std::string whyByDefault;           ///< why, wherever `why` says nothing ("the megatron baseline")
-    std::vector<bool> undecided;        ///< per op: no tactic decided it yet (a tactic step's partial plan); not saved
+    std::string origin;                 ///< what made the plan, in words ("the megatron baseline"): why, where ops say Origin
     PipelineLayout pipeline;            ///< the stage cut when the mesh has a pipe axis (inactive otherwise)
 
-    /// Why axis `axis` of op `op` is as it is, or an empty string when the plan does not say.
-    std::string whyOf(std::size_t op, std::size_t axis) const {
-        return op < why.size() && axis < why[op].size() && !why[op][axis].empty() ? why[op][axis] : whyByDefault;
-    }
+    /// The strategy of op `o`.
+    const OpStrategy& strategy(OpId o) const { return ops[o.index()].strategy; }
+    /// Every op's strategy, in op order.
+    std::vector<OpStrategy> strategies() const;
+    /// Why axis `axis` of op `o` splits what it does, in words; empty when nothing says.
+    std::string whyOf(const Graph& graph, OpId o, std::size_t axis) const;
 
     /// A plan replicating every op of a graph with `opCount` ops on `mesh`.
     static Plan replicated(std::size_t opCount, const Mesh& mesh);
-    /// Empty if every strategy is valid for `graph` on the plan's mesh, none splits over the pipe axis
-    /// and the stage cut matches the pipe axis and the settings; else the first problem, naming the op.
+    /// Empty if the plan has one valid choice per op of `graph` on its mesh (each with a reason per
+    /// axis or none), none splits over the pipe axis and the stage cut matches the pipe axis and the
+    /// settings; else the first problem, naming the op.
     std::string verify(const Graph& graph) const;
 };
 

@@ -19,14 +19,14 @@ std::optional<Plan> MeshSearch::pinnedBaseline(const Combo& c, const std::string
     }
     b.settings = c.settings;
     const Graph& g = *c.graph->graph;
-    for (std::size_t v = 0; v < in_.pins.size() && v < b.strategies.size(); ++v) {
+    for (std::size_t v = 0; v < in_.pins.size() && v < b.ops.size(); ++v) {
         if (!in_.pins[v])
             continue;
         for (std::size_t a = 0; a < in_.pins[v]->factorOfAxis.size() && a < mesh_.rank(); ++a)
             if (in_.pins[v]->factorOfAxis[a])
-                b.strategies[v].factorOfAxis[a] = *in_.pins[v]->factorOfAxis[a];
-        b.locked[v] = v < in_.locks.size() && in_.locks[v].has_value();
-        if (!verifyStrategy(g.ops()[v], mesh_, b.strategies[v]).empty())
+                b.ops[v].strategy.factorOfAxis[a] = *in_.pins[v]->factorOfAxis[a];
+        b.ops[v].locked = v < in_.locks.size() && in_.locks[v].has_value();
+        if (!verifyStrategy(g.ops()[v], mesh_, b.ops[v].strategy).empty())
             return std::nullopt;
     }
     return b;

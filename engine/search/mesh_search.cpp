@@ -143,7 +143,7 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
         if (const auto dp = pinnedBaseline(c, "dp"))
             for (int v = 0; v < problem.size(); ++v) {
                 const auto& cand = problem.candidates(v);
-                const auto it = std::find(cand.begin(), cand.end(), dp->strategies[std::size_t(v)]);
+                const auto it = std::find(cand.begin(), cand.end(), dp->ops[std::size_t(v)].strategy);
                 start[std::size_t(v)] = it == cand.end() ? 0 : int(it - cand.begin());
             }
         s = localSearch(problem, start, lambda, 50, control);
@@ -186,12 +186,10 @@ Plan MeshSearch::planOf(const Combo& c, const std::vector<int>& choice, const Pi
     plan.name = "search";
     plan.settings = c.settings;
     plan.pipeline = layout;
-    plan.strategies.reserve(std::size_t(p.size()));
-    plan.locked.assign(std::size_t(p.size()), false);
+    plan.ops.reserve(std::size_t(p.size()));
     for (int v = 0; v < p.size(); ++v) {
         const std::size_t o = std::size_t(v);
-        plan.strategies.push_back(p.candidates(v)[std::size_t(choice[o])]);
-        plan.locked[o] = o < in_.locks.size() && in_.locks[o].has_value();
+        plan.ops.push_back(OpChoice{p.candidates(v)[std::size_t(choice[o])], o < in_.locks.size() && in_.locks[o].has_value(), {}});
     }
     return plan;
 }

@@ -24,11 +24,11 @@ Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* 
     const int blocks = folded ? folded->count() : 0;
     auto blockOf = [&](OpId o) { return folded ? folded->blockOf[o.index()] : -1; };
     double time = 0, memory = 0, transient = 0;
-    for (std::size_t o = 0; o < plan.strategies.size(); ++o) {
+    for (std::size_t o = 0; o < plan.ops.size(); ++o) {
         const int b = blockOf(OpId(o));
         if (b >= 2)
             continue;
-        const OpCost c = model.opCost(OpId(o), plan.strategies[o]);
+        const OpCost c = model.opCost(OpId(o), plan.ops[o].strategy);
         const double times = b == 1 ? blocks - 1 : 1;
         time += times * c.totalTime();
         memory += times * c.memory.sum();
@@ -39,7 +39,7 @@ Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* 
         if (b >= 3)
             continue;
         const double times = b == 2 ? blocks - 2 : 1;
-        time += times * model.edgeCost(e, plan.strategies[e.from.index()], plan.strategies[e.to.index()]).time();
+        time += times * model.edgeCost(e, plan.ops[e.from.index()].strategy, plan.ops[e.to.index()].strategy).time();
     }
     Score s;
     s.stepTime = time;

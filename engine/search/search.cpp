@@ -331,17 +331,16 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     rep.baseline = chosen.baseline;
     if (!chosen.baseline) {
         // Say what chose each axis: the search, or the lock or pin it kept.
-        result->plan.whyByDefault = "chosen by the search (" + std::string(algorithmName(chosen.solver)) + ")";
-        result->plan.why.clear();
-        for (std::size_t o = 0; o < pins.size(); ++o)
-            for (std::size_t a = 0; pins[o] && a < result->plan.mesh.rank(); ++a) {
-                result->plan.why.resize(r.graph->ops().size());
-                result->plan.why[o].resize(result->plan.mesh.rank());
+        result->plan.origin = "chosen by the search (" + std::string(algorithmName(chosen.solver)) + ")";
+        for (std::size_t o = 0; o < pins.size() && o < result->plan.ops.size(); ++o) {
+            OpChoice& choice = result->plan.ops[o];
+            choice.why.assign(pins[o] ? result->plan.mesh.rank() : 0, Provenance{});
+            for (std::size_t a = 0; a < choice.why.size(); ++a)
                 if (o < r.locks.size() && r.locks[o])
-                    result->plan.why[o][a] = "locked by hand";
+                    choice.why[a].source = Provenance::Source::Locked;
                 else if (pins[o]->factorOfAxis[a])
-                    result->plan.why[o][a] = "fixed before the search";
-            }
+                    choice.why[a].source = Provenance::Source::Pinned;
+        }
     }
     if (open.zeroStage || open.recompute || open.microbatches || (open.schedule && result->plan.pipeline.active()))
         rep.notes.insert(rep.notes.begin(), "settings chosen: " + describeSettings(result->plan.settings));

@@ -35,9 +35,9 @@ public:
         : model_(model), g_(model.graph()), plan_(plan), options_(options), m_(model.settings().microbatches),
           costs_(g_.ops().size()), incoming_(g_.ops().size()) {
         for (OpId o : g_.topoOrder())
-            costs_[o.index()] = model.opCost(o, plan.strategies[o.index()]);
+            costs_[o.index()] = model.opCost(o, plan.ops[o.index()].strategy);
         for (const Edge& e : model.edges()) {
-            const EdgeCost ec = model.edgeCost(e, plan.strategies[e.from.index()], plan.strategies[e.to.index()]);
+            const EdgeCost ec = model.edgeCost(e, plan.ops[e.from.index()].strategy, plan.ops[e.to.index()].strategy);
             auto& in = incoming_[e.to.index()];
             in.insert(in.end(), ec.collectives.begin(), ec.collectives.end());
         }

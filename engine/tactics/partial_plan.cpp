@@ -44,29 +44,25 @@ int PartialPlan::decidedAxes(OpId o) const {
 
 std::string PartialPlan::describe(OpId o, AxisId a, const std::vector<Tactic>& tactics) const {
     const AxisDecision& d = at(o, a);
-    const Op& op = graph_->op(o);
-    const std::string what = d.factor >= 0 ? op.rule.factors[std::size_t(d.factor)].name + " split over " + mesh_.axes[a.index()].name
-                                           : "nothing split over " + mesh_.axes[a.index()].name;
+    Provenance why = d.why;
     if (!d.decided)
-        return "no tactic decided " + mesh_.axes[a.index()].name + ": replicated";
-    const std::string tactic = d.why.tactic >= 0 && std::size_t(d.why.tactic) < tactics.size()
-                                   ? "tactic " + std::to_string(d.why.tactic + 1) + " " + tactics[std::size_t(d.why.tactic)].toString()
-                                   : "a tactic";
-    if (d.why.source == Provenance::Source::Tactic)
-        return what + ": " + tactic + (d.why.via.valid() ? " fixed " + graph_->tensor(d.why.via).name : std::string());
-    return what + ": propagated from " + graph_->op(d.why.from).name + " through " + graph_->tensor(d.why.via).name +
-           " (" + tactic + ")";
+        why.source = Provenance::Source::Undecided;
+    return describeProvenance(why, *graph_, o, d.factor, mesh_.axes[a.index()].name, tactics, "");
 }
 
 Plan PartialPlan::complete(const std::vector<Tactic>& tactics, const std::string& name) const {
     Plan plan = Plan::replicated(graph_->ops().size(), mesh_);
     plan.name = name;
     plan.settings = settings;
-    plan.why.assign(graph_->ops().size(), std::vector<std::string>(mesh_.rank()));
+    plan.tactics = tactics;
     for (std::size_t o = 0; o < graph_->ops().size(); ++o) {
-        plan.strategies[o] = strategy(OpId(o));
-        for (std::size_t a = 0; a < mesh_.rank(); ++a)
-            plan.why[o][a] = describe(OpId(o), AxisId(a), tactics);
+        OpChoice& choice = plan.ops[o];
+        choice.strategy = strategy(OpId(o));
+        for (const AxisDecision& d : decisions_[o]) {
+            choice.why.push_back(d.why);
+            if (!d.decided)
+                choice.why.back().source = Provenance::Source::Undecided;
+        }
     }
     return plan;
 }

@@ -9,15 +9,6 @@
 
 namespace shardscope {
 
-/// Where a decision came from.
-struct Provenance {
-    enum class Source { Tactic, Propagated };
-    Source source = Source::Tactic;
-    int tactic = -1;          ///< the tactic that made it, directly or at the root of the propagation
-    OpId from;                ///< propagated: the op it came from
-    TensorId via;             ///< propagated: the tensor it came through; tactic: the tensor it fixed, if any
-};
-
 /// One op's decision on one axis.
 struct AxisDecision {
     bool decided = false;
@@ -53,7 +44,7 @@ public:
     int decidedAxes(OpId o) const;
     /// Why op `o` splits what it does on axis `a`, in words, naming ops, tensors and tactics.
     std::string describe(OpId o, AxisId a, const std::vector<Tactic>& tactics) const;
-    /// The plan: undecided axes split nothing; `why` filled from the provenance.
+    /// The plan: undecided axes split nothing (Provenance::Source::Undecided); each axis keeps its provenance.
     Plan complete(const std::vector<Tactic>& tactics, const std::string& name) const;
 
     /// The mesh decided on.

@@ -49,6 +49,7 @@ bool Propagator::propose(OpId o, AxisId axis, int factor, const Provenance& why,
 
 bool Propagator::decideOp(OpId o, AxisId axis, int factor) {
     Provenance why;
+    why.source = Provenance::Source::Tactic;
     why.tactic = tactic_;
     const bool ok = propose(o, axis, factor, why, true);
     spread();
@@ -63,6 +64,7 @@ bool Propagator::splitTensor(TensorId t, int dim, AxisId axis) {
     }
     plan_.tensors.push_back(TensorDecision{t, dim, axis, tactic_});
     Provenance why;
+    why.source = Provenance::Source::Tactic;
     why.tactic = tactic_;
     why.via = t;
     bool any = false;

@@ -223,11 +223,12 @@ private:
             s.pins.clear();
         const auto result = search(s);
         Provenance why;
+        why.source = Provenance::Source::Tactic;
         why.tactic = i;
         for (std::size_t o = 0; o < g_.ops().size(); ++o)
             for (std::size_t a = 0; a < r_.mesh.rank(); ++a)
                 if (!plan_.at(OpId(o), AxisId(a)).decided && (only < 0 || int(a) == only))
-                    plan_.decide(OpId(o), AxisId(a), result->plan.strategies[o].factorOfAxis[a], why);
+                    plan_.decide(OpId(o), AxisId(a), result->plan.ops[o].strategy.factorOfAxis[a], why);
         if (result->plan.settings.zeroStage != plan_.settings.zeroStage) {
             step.notes.push_back("the search chose ZeRO stage " + std::to_string(result->plan.settings.zeroStage) +
                                  " over the data axis");
@@ -256,10 +257,8 @@ private:
                 step.collectivesAdded[kind] = -n;
         previous_ = counts;
         step.decidedAxes = plan_.decidedCount();
-        for (std::size_t o = 0; o < g_.ops().size(); ++o) {
+        for (std::size_t o = 0; o < g_.ops().size(); ++o)
             s.decidedAxes.push_back(plan_.decidedAxes(OpId(o)));
-            s.plan.undecided.push_back(s.decidedAxes.back() == 0);
-        }
         s.step = std::move(step);
         return s;
     }

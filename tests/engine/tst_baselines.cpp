@@ -13,7 +13,7 @@ namespace {
 
 std::string strategyOf(const Graph& g, const Plan& p, const std::string& op) {
     const OpId o = *g.findOp(op);
-    return p.strategies[o.index()].toString(g.op(o).rule, p.mesh);
+    return p.ops[o.index()].strategy.toString(g.op(o).rule, p.mesh);
 }
 
 Graph gpt() { return loadModel(ModelRequest{"gpt", {"layers=1"}, std::nullopt}, 1); }

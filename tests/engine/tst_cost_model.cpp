@@ -65,7 +65,7 @@ private slots:
         // (compute-bound: 18.9 MB at 2 TB/s is 9.4 us). Backward computes dX and dW: twice that.
         Setup s("gpt", {}, 1, "data=8", "dp");
         const OpCost c = s.model->opCost(*s.graph.findOp("layers.0.mlp.fc1"),
-                                         s.plan.strategies[s.graph.findOp("layers.0.mlp.fc1")->index()]);
+                                         s.plan.ops[s.graph.findOp("layers.0.mlp.fc1")->index()].strategy);
         const double flops = 2.0 * 1 * 1024 * 1024 * 4096;
         QCOMPARE(c.forward, flops / (312e12 * 0.647));
         QCOMPARE(c.backward, 2 * flops / (312e12 * 0.647));
@@ -123,7 +123,7 @@ private slots:
         Setup s("moe", {"layers=1"}, 1, "data=8", "dp");
         for (const char* name : {"layers.0.moe.experts.gate_up", "layers.0.moe.experts.swiglu", "layers.0.moe.experts.down"}) {
             const OpId o = *s.graph.findOp(name);
-            s.plan.strategies[o.index()].factorOfAxis[0] = s.graph.op(o).rule.findFactor("e");
+            s.plan.ops[o.index()].strategy.factorOfAxis[0] = s.graph.op(o).rule.findFactor("e");
         }
         QVERIFY(s.plan.verify(s.graph).empty());
         s.eval = evaluate(*s.model, s.plan);
@@ -166,15 +166,15 @@ private slots:
         const Setup b("gpt3-1.3b", {"layers=2"}, 1, "data=1,model=8", "megatron-sp", on);
         int overlapped = 0;
         for (const Edge& e : b.model->edges()) {
-            const OpStrategy& sf = b.plan.strategies[e.from.index()];
-            const OpStrategy& st = b.plan.strategies[e.to.index()];
+            const OpStrategy& sf = b.plan.ops[e.from.index()].strategy;
+            const OpStrategy& st = b.plan.ops[e.to.index()].strategy;
             const auto pe = a.model->producerEnd(e, sf);
             const auto ce = a.model->consumerEnd(e, st);
             const double tensorBytes = a.graph.tensor(e.tensor).bytes();
             const ReshardTime f = a.model->reshardTime(pe.value, ce.value, tensorBytes);
             const double grad =
                 a.model->needsGradient(e.tensor) ? a.model->reshardTime(ce.gradient, pe.gradient, tensorBytes).seconds : 0;
-            auto gemm = [&](OpId o) { return b.model->hidesTensorParallelComm(o) ? b.model->opCost(o, b.plan.strategies[o.index()]) : OpCost{}; };
+            auto gemm = [&](OpId o) { return b.model->hidesTensorParallelComm(o) ? b.model->opCost(o, b.plan.ops[o.index()].strategy) : OpCost{}; };
             const OpCost producer = gemm(e.from), consumer = gemm(e.to);
             const bool weightInput = b.graph.tensor(e.tensor).role == TensorRole::Parameter;
             const double fw = full ? producer.forward / 2 + (weightInput ? 0 : consumer.forward / 2) : 0;
@@ -216,7 +216,7 @@ private slots:
             QCOMPARE(rb.computeTime, ra.computeTime);
             QCOMPARE(rb.commTime, ra.commTime);
             QCOMPARE(ra.exposedCommTime, ra.commTime);
-            const OpCost c = b.model->opCost(OpId(o), b.plan.strategies[o]);
+            const OpCost c = b.model->opCost(OpId(o), b.plan.ops[o].strategy);
             double sync = 0;
             for (const CollectiveCost& cc : c.collectives)
                 if (cc.purpose == CommPurpose::GradientSync) {
@@ -236,8 +236,8 @@ private slots:
         // The search's allocation-free edge time must equal the broken-down edge cost.
         Setup s("moe", {"layers=1"}, 1, "data=4,model=2", "megatron-sp");
         for (const Edge& e : s.model->edges()) {
-            const auto& from = s.plan.strategies[e.from.index()];
-            const auto& to = s.plan.strategies[e.to.index()];
+            const auto& from = s.plan.ops[e.from.index()].strategy;
+            const auto& to = s.plan.ops[e.to.index()].strategy;
             QCOMPARE(s.model->edgeTime(e, s.model->producerEnd(e, from), s.model->consumerEnd(e, to)),
                      s.model->edgeCost(e, from, to).time());
         }
@@ -320,7 +320,7 @@ private slots:
             if (!op.attentionCore || op.block.rfind("layers.0", 0) != 0 ||
                 opKindTraits(op.kind).category != OpCategory::Contraction)
                 continue;
-            const OpCost c = s.model->opCost(id, s.plan.strategies[id.index()]);
+            const OpCost c = s.model->opCost(id, s.plan.ops[id.index()].strategy);
             QCOMPARE(c.forward, one);
             forward += c.forward;
             again += c.backward + c.recompute;

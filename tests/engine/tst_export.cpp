@@ -154,7 +154,7 @@ private slots:
         const Plan p = planOf(g, m, spec.toStdString(), s, chunks);
         const Plan back = readBack(megatronArguments(g, p, 1536), m.deviceCount());
         QCOMPARE(back.mesh.toString(), p.mesh.toString());
-        QCOMPARE(back.strategies, p.strategies);
+        QCOMPARE(back.strategies(), p.strategies());
         QCOMPARE(back.settings.zeroStage, p.settings.zeroStage);
         QCOMPARE(back.settings.recompute, p.settings.recompute);
         QCOMPARE(back.settings.microbatches, p.settings.microbatches);
@@ -171,8 +171,8 @@ private slots:
         Plan p = planOf(g, Mesh::parse("data=8,model=8"), "megatron", s);
         const OpId q = *g.findOp("layers.7.attn.proj");
         for (const OpStrategy& other : enumerateStrategies(g.op(q), p.mesh))
-            if (!(other == p.strategies[q.index()])) {
-                p.strategies[q.index()] = other;
+            if (!(other == p.ops[q.index()].strategy)) {
+                p.ops[q.index()].strategy = other;
                 break;
             }
         refused(g, p, "1 ops differ from Megatron-LM's megatron layout on data=8,model=8: layers.7.attn.proj is");
@@ -209,7 +209,7 @@ private slots:
         Plan p = planOf(g, mesh, "megatron-sp", s);
         for (std::size_t o = 0; o < g.ops().size(); ++o)
             if (!g.ops()[o].hints.expert.empty())
-                p.strategies[o].factorOfAxis[0] = g.ops()[o].rule.findFactor(g.ops()[o].hints.expert);
+                p.ops[o].strategy.factorOfAxis[0] = g.ops()[o].rule.findFactor(g.ops()[o].hints.expert);
         std::map<std::string, std::string> flags;
         for (const auto& [flag, value] : megatronArguments(g, p, 64))
             flags[flag] = value;
@@ -217,7 +217,7 @@ private slots:
         QCOMPARE(flags["--expert-tensor-parallel-size"], std::string("2"));
         // By the flags' meaning: each expert weight is split 8 ways on its expert dimension, over data.
         const Op& experts = g.op(*g.findOp("layers.0.moe.experts.gate_up"));
-        const TensorSharding w = inputSharding(experts, 1, p.strategies[g.findOp("layers.0.moe.experts.gate_up")->index()]);
+        const TensorSharding w = inputSharding(experts, 1, p.ops[g.findOp("layers.0.moe.experts.gate_up")->index()].strategy);
         QCOMPARE(w.dims[0], axisBit(AxisId(0)));
         // Without expert parallelism the same model exports no expert flags.
         std::map<std::string, std::string> plain;
@@ -252,7 +252,7 @@ private slots:
         back.microbatches = accumulation;
         const Plan rebuilt = planOf(gpt96(accumulation), Mesh::parse("data=" + std::to_string(gpus)), baselineSpec("dp", stage), back);
         QCOMPARE(rebuilt.mesh.toString(), p.mesh.toString());
-        QCOMPARE(rebuilt.strategies, p.strategies);
+        QCOMPARE(rebuilt.strategies(), p.strategies());
         QCOMPARE(rebuilt.settings.zeroStage, p.settings.zeroStage);
         QCOMPARE(rebuilt.settings.zeroAxes, p.settings.zeroAxes);
         QCOMPARE(rebuilt.settings.microbatches, p.settings.microbatches);
@@ -267,7 +267,7 @@ private slots:
         refused(g, planOf(g, Mesh::parse("data=64"), "zero3", full), "deepspeed.checkpointing", Format::Deepspeed);
         Plan p = planOf(g, Mesh::parse("data=64"), "zero1", s);
         const OpId q = *g.findOp("layers.3.mlp.fc1");
-        p.strategies[q.index()] = OpStrategy::replicated(1);
+        p.ops[q.index()].strategy = OpStrategy::replicated(1);
         refused(g, p, "1 ops differ from DeepSpeed's dp layout on data=64: layers.3.mlp.fc1 is replicated", Format::Deepspeed);
     }
 
@@ -335,7 +335,7 @@ private slots:
         const Plan rebuilt = planOf(gpt96(back.microbatches), Mesh::parse(rebuiltMesh),
                                     baselineSpec(tp > 1 ? "megatron-sp" : "dp", zero), back);
         QCOMPARE(rebuilt.mesh.toString(), p.mesh.toString());
-        QCOMPARE(rebuilt.strategies, p.strategies);
+        QCOMPARE(rebuilt.strategies(), p.strategies());
         QCOMPARE(rebuilt.settings.zeroStage, p.settings.zeroStage);
         QCOMPARE(rebuilt.settings.microbatches, p.settings.microbatches);
         QCOMPARE(rebuilt.settings.recompute, p.settings.recompute);

@@ -175,7 +175,7 @@ private slots:
         const Plan rebuilt = planOf(gpt96(back.microbatches), rebuiltMesh, baselineSpec(pattern, zero), back,
                                     rebuiltMesh.pipelineStages() > 1 ? backCut : std::vector<int>{});
         QCOMPARE(rebuilt.mesh.toString(), p.mesh.toString());
-        QCOMPARE(rebuilt.strategies, p.strategies);
+        QCOMPARE(rebuilt.strategies(), p.strategies());
         QCOMPARE(rebuilt.settings.zeroStage, p.settings.zeroStage);
         QCOMPARE(rebuilt.settings.zeroAxes, p.settings.zeroAxes);
         QCOMPARE(rebuilt.settings.microbatches, p.settings.microbatches);
@@ -222,7 +222,7 @@ private slots:
         const Graph g = gpt96(1);
         Plan p = planOf(g, Mesh::parse("data=8,model=8"), "megatron", s);
         for (const char* name : {"lm_head", "loss"}) {
-            OpStrategy& st = p.strategies[g.findOp(name)->index()];
+            OpStrategy& st = p.ops[g.findOp(name)->index()].strategy;
             st.factorOfAxis[1] = -1;
         }
         const std::map<QString, QString> styles = stylesOf(runExport(g, p));
@@ -242,17 +242,17 @@ private slots:
         // fc1 kept whole and the GELU after it split: a slice between two unstyled ops. (The GELU kept
         // whole after a split fc1 is expressible: ColwiseParallel(output_layouts=Replicate()).)
         Plan gelu = planOf(g, mesh, "megatron", s);
-        gelu.strategies[g.findOp("layers.3.mlp.fc1")->index()].factorOfAxis[1] = -1;
+        gelu.ops[g.findOp("layers.3.mlp.fc1")->index()].strategy.factorOfAxis[1] = -1;
         refused(g, gelu, "op layers.3.mlp.gelu reads layers.3.mlp.fc1.out as Shard(-1) on model but it arrives as Replicate()");
         Plan gathered = planOf(g, mesh, "megatron", s);
-        gathered.strategies[g.findOp("layers.3.mlp.gelu")->index()].factorOfAxis[1] = -1;
+        gathered.ops[g.findOp("layers.3.mlp.gelu")->index()].strategy.factorOfAxis[1] = -1;
         const std::map<QString, QString> styles = stylesOf(runExport(g, gathered));
         QCOMPARE(styles.at(QStringLiteral("layers.3.mlp.fc1")), QStringLiteral("ColwiseParallel(Replicate() -> Replicate())"));
         QCOMPARE(styles.at(QStringLiteral("layers.3.mlp.fc2")), QStringLiteral("RowwiseParallel(Replicate() -> Replicate())"));
         // The data axis splitting the embedding's hidden features instead of the batch.
         Plan hidden = planOf(g, mesh, "megatron", s);
         const Op& embed = g.op(*g.findOp("embed"));
-        hidden.strategies[g.findOp("embed")->index()].factorOfAxis[0] = embed.rule.findFactor("h");
+        hidden.ops[g.findOp("embed")->index()].strategy.factorOfAxis[0] = embed.rule.findFactor("h");
         refused(g, hidden, "op embed is data:h");
     }
 };

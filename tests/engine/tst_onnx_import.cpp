@@ -71,7 +71,7 @@ private slots:
         const Mesh mesh = Mesh::parse("data=8");
         const Plan dp = baselinePlan(g, mesh, "dp", StepSettings{});
         for (std::size_t o = 0; o < g.ops().size(); ++o)
-            QVERIFY(dp.strategies[o].factorOfAxis[0] >= 0);
+            QVERIFY(dp.ops[o].strategy.factorOfAxis[0] >= 0);
     }
 
     void encoderFusesPatternsAndFindsAttention() {

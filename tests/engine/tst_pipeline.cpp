@@ -101,7 +101,7 @@ private slots:
         QCOMPARE(plan.verify(g), std::string());
         QCOMPARE(plan.pipeline.stages, 4);
         // No factor splits over the pipe axis.
-        plan.strategies[g.findOp("layers.0.fc")->index()].factorOfAxis[0] = 0;
+        plan.ops[g.findOp("layers.0.fc")->index()].strategy.factorOfAxis[0] = 0;
         QVERIFY(plan.verify(g).find("pipe axis") != std::string::npos);
         // Virtual stages need the interleaved schedule.
         StepSettings s;

@@ -209,7 +209,7 @@ private slots:
         const OpId op = blocks->blocks[1][2];
         const auto first = search(r);
         r.locks.assign(g.ops().size(), std::nullopt);
-        r.locks[op.index()] = first->plan.strategies[op.index()];
+        r.locks[op.index()] = first->plan.ops[op.index()].strategy;
         r.blockStages.assign(8, -1);
         r.blockStages[1] = 1;
         // Re-searched on the first plan's graph (its micro-batch count), as the window does.
@@ -219,8 +219,8 @@ private slots:
         const auto again = search(r);
         QCOMPARE(again->plan.pipeline.stageOf(op), 1);
         QCOMPARE(again->plan.pipeline.chunkBlocks.front(), 1);
-        QCOMPARE(again->plan.strategies[op.index()], first->plan.strategies[op.index()]);
-        QVERIFY(again->plan.locked[op.index()]);
+        QCOMPARE(again->plan.ops[op.index()].strategy, first->plan.ops[op.index()].strategy);
+        QVERIFY(again->plan.ops[op.index()].locked);
         // Stages the cut cannot keep (block 0 on stage 3) are refused.
         r.blockStages.assign(8, -1);
         r.blockStages[0] = 3;
@@ -288,7 +288,7 @@ private slots:
                 Plan plan = Plan::replicated(g.ops().size(), m);
                 plan.settings = s;
                 for (int v = 0; v < problem.size(); ++v)
-                    plan.strategies[std::size_t(v)] = problem.candidates(v)[std::size_t(choice[std::size_t(v)])];
+                    plan.ops[std::size_t(v)].strategy = problem.candidates(v)[std::size_t(choice[std::size_t(v)])];
                 for (const std::vector<int>& cut : cuts) {
                     plan.pipeline = makePipelineLayout(g, P, 1, cut);
                     const auto e = evaluate(model, plan, nullptr, EvaluationDetail::Score);

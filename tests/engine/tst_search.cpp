@@ -263,7 +263,7 @@ private slots:
         const auto r = search(request(g, c, "model=8"));
         auto strategy = [&](const char* op) {
             const OpId o = *g.findOp(op);
-            return r->plan.strategies[o.index()].toString(g.op(o).rule, r->plan.mesh);
+            return r->plan.ops[o.index()].strategy.toString(g.op(o).rule, r->plan.mesh);
         };
         QCOMPARE(strategy("layers.0.fc"), std::string("model:o"));
         QCOMPARE(strategy("layers.0.relu"), std::string("model:o"));
@@ -345,8 +345,8 @@ private slots:
         const OpId fc1 = *g.findOp("layers.1.fc");
         r.locks[fc1.index()] = OpStrategy::replicated(1);
         const auto result = search(r);
-        QCOMPARE(result->plan.strategies[fc1.index()], OpStrategy::replicated(1));
-        QVERIFY(result->plan.locked[fc1.index()]);
+        QCOMPARE(result->plan.ops[fc1.index()].strategy, OpStrategy::replicated(1));
+        QVERIFY(result->plan.ops[fc1.index()].locked);
         const auto free = search(request(g, c, "model=8"));
         QVERIFY(result->evaluation->stepTime >= free->evaluation->stepTime);
     }
@@ -402,9 +402,9 @@ private slots:
             Plan pa = Plan::replicated(g.ops().size(), a), pb = Plan::replicated(g.ops().size(), b);
             for (std::size_t o = 0; o < g.ops().size(); ++o) {
                 const auto all = enumerateStrategies(g.ops()[o], a);
-                pa.strategies[o] = all[std::uniform_int_distribution<std::size_t>(0, all.size() - 1)(rng)];
+                pa.ops[o].strategy = all[std::uniform_int_distribution<std::size_t>(0, all.size() - 1)(rng)];
                 for (std::size_t x = 0; x < a.rank(); ++x)
-                    pb.strategies[o].factorOfAxis[(*p)[x]] = pa.strategies[o].factorOfAxis[x];
+                    pb.ops[o].strategy.factorOfAxis[(*p)[x]] = pa.ops[o].strategy.factorOfAxis[x];
             }
             const auto ea = evaluate(ma, pa), eb = evaluate(mb, pb);
             QCOMPARE(eb->stepTime, ea->stepTime);
@@ -450,7 +450,7 @@ private slots:
         two.threads = 2;
         const auto a = search(one), b = search(two);
         QCOMPARE(a->plan.mesh.toString(), b->plan.mesh.toString());
-        QCOMPARE(a->plan.strategies, b->plan.strategies);
+        QCOMPARE(a->plan.strategies(), b->plan.strategies());
         QCOMPARE(a->evaluation->stepTime, b->evaluation->stepTime);
         QCOMPARE(a->report.meshesTried.size(),
                  candidateMeshes(16, 8).size() + pipelinedMeshes(16, 8, findRepeatedBlocks(g)->count()).size());
@@ -460,7 +460,7 @@ private slots:
         const Cluster c = clusterPreset("dgx-a100", 1);
         const auto r = search(request(g, c, "data=4,model=2"));
         const Plan back = parsePlanJson(planToJson(r->plan, g, r->evaluation.get()), "search.plan.json", g);
-        QCOMPARE(back.strategies, r->plan.strategies);
+        QCOMPARE(back.strategies(), r->plan.strategies());
         QCOMPARE(evaluate(CostModel(g, c, back.mesh, back.settings), back)->stepTime, r->evaluation->stepTime);
     }
     void progressReachesTheEnd() {

@@ -271,9 +271,8 @@ private slots:
         const StepSettings& s = b.s;
         Plan& plan = b.plan;
         // Lock an op of block 7 (stage 3 of the balanced cut) and one of block 2 (stage 1).
-        plan.locked.assign(g.ops().size(), false);
-        plan.locked[blocks->blocks[7][1].index()] = true;
-        plan.locked[blocks->blocks[2][0].index()] = true;
+        plan.ops[blocks->blocks[7][1].index()].locked = true;
+        plan.ops[blocks->blocks[2][0].index()].locked = true;
         const std::vector<int> pin = lockedBlockStages(plan, *blocks);
         QCOMPARE(pin, (std::vector<int>{-1, -1, 1, -1, -1, -1, -1, 3}));
         const auto cut = chooseStageCut(b.profile(), 4, s, b.e->memoryCapacity, pin);

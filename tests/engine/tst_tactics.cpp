@@ -53,7 +53,7 @@ struct Run {
         r.threads = 1;
         result = runTactics(r);
     }
-    const OpStrategy& strategy(const char* op) const { return result->plan.strategies[graph.findOp(op)->index()]; }
+    const OpStrategy& strategy(const char* op) const { return result->plan.ops[graph.findOp(op)->index()].strategy; }
     std::string text(const char* op) const {
         return strategy(op).toString(graph.op(*graph.findOp(op)).rule, result->plan.mesh);
     }
@@ -80,7 +80,7 @@ private slots:
                       {tactic(TacticKind::Batch, "data"), tactic(TacticKind::Megatron, "model")});
         const Plan baseline = baselinePlan(run.graph, run.result->plan.mesh, "megatron", {});
         for (OpId o : run.graph.topoOrder())
-            QVERIFY2(run.result->plan.strategies[o.index()] == baseline.strategies[o.index()],
+            QVERIFY2(run.result->plan.ops[o.index()].strategy == baseline.ops[o.index()].strategy,
                      qPrintable(QString::fromStdString(run.graph.op(o).name)));
         const CostModel cm(run.graph, run.cluster, baseline.mesh, baseline.settings);
         QCOMPARE(run.result->evaluation->stepTime, evaluate(cm, baseline)->stepTime);
@@ -126,7 +126,7 @@ private slots:
         Q_UNUSED(between);
         // Nothing beyond the row split's partial output was decided: it is an all-reduce boundary.
         QCOMPARE(run.result->stages[0].decidedAxes[run.graph.findOp("loss")->index()], 0);
-        const std::string why = run.result->plan.whyOf(run.graph.findOp("layers.1.fc")->index(), 0);
+        const std::string why = run.result->plan.whyOf(run.graph, *run.graph.findOp("layers.1.fc"), 0);
         QVERIFY2(why.find("propagated from layers.0.relu") != std::string::npos, why.c_str());
         QVERIFY2(why.find("tactic 1 shard(layers.0.weight, 1, model)") != std::string::npos, why.c_str());
     }
@@ -177,12 +177,12 @@ private slots:
         QVERIFY(weights >= 5); // qkv, proj, fc1, fc2, embedding, lm head
         // An op a tactic decided through a tensor says so; every decided axis names its tactic.
         const Plan& p = run.result->plan;
-        const std::string qkv = p.whyOf(run.graph.findOp("layers.0.attn.qkv")->index(), 1);
+        const std::string qkv = p.whyOf(run.graph, *run.graph.findOp("layers.0.attn.qkv"), 1);
         QVERIFY2(qkv.find("tactic 2 megatron(model) fixed layers.0.attn.qkv.weight") != std::string::npos, qkv.c_str());
         for (OpId o : run.graph.topoOrder())
             for (std::size_t a = 0; a < 2; ++a)
                 if (run.result->stages.back().decidedAxes[o.index()] == 2)
-                    QVERIFY(p.whyOf(o.index(), a).find("tactic ") != std::string::npos);
+                    QVERIFY(p.whyOf(run.graph, o, a).find("tactic ") != std::string::npos);
     }
     void autoAfterBatchNeverLosesToBatchAlone() {
         const Run batch(preset("gpt", {"layers=2"}), "data=4,model=2", {tactic(TacticKind::Batch, "data")});
@@ -193,8 +193,8 @@ private slots:
         // auto kept every batch decision.
         for (OpId o : both.graph.topoOrder())
             if (batch.result->stages[0].decidedAxes[o.index()] > 0)
-                QCOMPARE(both.result->plan.strategies[o.index()].factorOfAxis[0],
-                         batch.result->plan.strategies[o.index()].factorOfAxis[0]);
+                QCOMPARE(both.result->plan.ops[o.index()].strategy.factorOfAxis[0],
+                         batch.result->plan.ops[o.index()].strategy.factorOfAxis[0]);
     }
     void autoOverEveryAxisIsThePlainSearch() {
         Tactic everything = tactic(TacticKind::Auto, "");
@@ -209,7 +209,7 @@ private slots:
         s.threads = 1;
         const auto plain = search(s);
         QCOMPARE(run.result->evaluation->stepTime, plain->evaluation->stepTime);
-        QCOMPARE(run.result->plan.strategies, plain->plan.strategies);
+        QCOMPARE(run.result->plan.strategies(), plain->plan.strategies());
     }
     void badTacticsAreNamed() {
         auto error = [](const std::string& tactics) -> QString {
@@ -266,7 +266,9 @@ private slots:
         QCOMPARE(back.tacticSteps.size(), std::size_t(3));
         QCOMPARE(back.tacticSteps[1].stepTime, run.result->stages[1].step.stepTime);
         QCOMPARE(back.tacticSteps[2].collectivesAdded, run.result->stages[2].step.collectivesAdded);
-        QCOMPARE(back.why, run.result->plan.why);
+        for (std::size_t o = 0; o < run.graph.ops().size(); ++o)
+            for (std::size_t a = 0; a < back.mesh.rank(); ++a)
+                QCOMPARE(back.whyOf(run.graph, OpId(o), a), run.result->plan.whyOf(run.graph, OpId(o), a));
         QCOMPARE(back.settings.zeroStage, 1);
     }
 };

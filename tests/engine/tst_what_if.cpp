@@ -42,7 +42,7 @@ private slots:
                      1);
             for (const WhatIf& w : alternatives) {
                 Plan changed = plan;
-                changed.strategies[o.index()] = w.strategy;
+                changed.ops[o.index()].strategy = w.strategy;
                 const auto full = evaluate(cm, changed);
                 QVERIFY2(std::abs(w.stepTime - full->stepTime) <= 1e-9 * full->stepTime,
                          qPrintable(QString::fromStdString(g.op(o).name + " " + w.text)));

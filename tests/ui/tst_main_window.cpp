@@ -43,6 +43,14 @@ namespace {
 constexpr int kSettleMs = 120000;
 
 /// gpt3-175b on 128 DGX A100 nodes (1024 GPUs), data parallel to start.
+/// Which ops the plan locks, in op order.
+std::vector<bool> locksOf(const Plan& plan) {
+    std::vector<bool> out;
+    for (const OpChoice& c : plan.ops)
+        out.push_back(c.locked);
+    return out;
+}
+
 ScenarioRequest gpt3Scenario() {
     ScenarioRequest r;
     r.model.spec = "gpt3-175b";
@@ -122,21 +130,21 @@ private slots:
                 other = r;
         const WhatIf chosen = alternatives->alternative(other);
         s->overrideStrategy(fc1, chosen.strategy);
-        QCOMPARE(s->state().plan.strategies[fc1.index()], chosen.strategy);
+        QCOMPARE(s->state().plan.ops[fc1.index()].strategy, chosen.strategy);
         QVERIFY(std::abs(s->state().evaluation->stepTime - chosen.stepTime) <= 1e-9 * chosen.stepTime);
         const Plan overridden = s->state().plan;
 
         s->undoStack()->undo();
-        QCOMPARE(s->state().plan.strategies, searched.strategies);
+        QCOMPARE(s->state().plan.strategies(), searched.strategies());
         s->undoStack()->redo();
-        QCOMPARE(s->state().plan.strategies, overridden.strategies);
+        QCOMPARE(s->state().plan.strategies(), overridden.strategies());
 
         s->setLocked(fc1, true);
-        QVERIFY(s->state().plan.locked[fc1.index()]);
+        QVERIFY(s->state().plan.ops[fc1.index()].locked);
         search(w, std::nullopt, true);
         QVERIFY(waitSettled(w));
-        QCOMPARE(s->state().plan.strategies[fc1.index()], chosen.strategy);
-        QVERIFY(s->state().plan.locked[fc1.index()]);
+        QCOMPARE(s->state().plan.ops[fc1.index()].strategy, chosen.strategy);
+        QVERIFY(s->state().plan.ops[fc1.index()].locked);
         QCOMPARE(s->state().plan.mesh.toString(), std::string("data=4,model=2"));
         const Plan kept = s->state().plan;
         const double keptTime = s->state().evaluation->stepTime;
@@ -147,11 +155,11 @@ private slots:
         QVERIFY(s->undoStack()->isClean());
         s->undoStack()->undo(); // back past the re-search and the lock, then reopen the file
         s->undoStack()->undo();
-        QVERIFY(!s->state().plan.locked[fc1.index()]);
+        QVERIFY(!s->state().plan.ops[fc1.index()].locked);
         w.openFile(path);
         QVERIFY(waitSettled(w));
-        QCOMPARE(s->state().plan.strategies, kept.strategies);
-        QCOMPARE(s->state().plan.locked, kept.locked);
+        QCOMPARE(s->state().plan.strategies(), kept.strategies());
+        QCOMPARE(locksOf(s->state().plan), locksOf(kept));
         QCOMPARE(s->state().evaluation->stepTime, keptTime);
         QCOMPARE(takeErrorDialog(w), QString());
     }
@@ -195,8 +203,8 @@ private slots:
             Session* s = w.session();
             w.recover(*found);
             QVERIFY(waitSettled(w));
-            QCOMPARE(s->state().plan.strategies, edited.strategies);
-            QCOMPARE(s->state().plan.locked, edited.locked);
+            QCOMPARE(s->state().plan.strategies(), edited.strategies());
+            QCOMPARE(locksOf(s->state().plan), locksOf(edited));
             QCOMPARE(s->state().evaluation->stepTime, editedTime);
             // Still unsaved: closing asks, and saving asks where (the copy is not its file).
             QVERIFY(!s->undoStack()->isClean());
@@ -354,7 +362,7 @@ private slots:
         {
             const OpId q = *s->state().problem->graph.findOp("layers.2.attn.q");
             const Op& qop = s->state().problem->graph.op(q);
-            const OpStrategy before = s->state().plan.strategies[q.index()];
+            const OpStrategy before = s->state().plan.ops[q.index()].strategy;
             const double step = s->state().evaluation->stepTime;
             std::optional<OpStrategy> other;
             for (const OpStrategy& candidate : enumerateStrategies(qop, s->state().plan.mesh))
@@ -363,13 +371,13 @@ private slots:
             QVERIFY(other);
             s->overrideStrategy(q, *other);
             QVERIFY(waitSettled(w));
-            QCOMPARE(s->state().plan.strategies[q.index()], *other);
+            QCOMPARE(s->state().plan.ops[q.index()].strategy, *other);
             QVERIFY(s->state().evaluation->pipeline.active());
             QCOMPARE(s->state().evaluation->pipeline.stageOfOp[q.index()], 1);
             QVERIFY(s->state().evaluation->stepTime != step);
             s->undoStack()->undo();
             QVERIFY(waitSettled(w));
-            QCOMPARE(s->state().plan.strategies[q.index()], before);
+            QCOMPARE(s->state().plan.ops[q.index()].strategy, before);
             QCOMPARE(s->state().evaluation->stepTime, step);
         }
         w.showPanel(QStringLiteral("stages"));
@@ -404,7 +412,7 @@ private slots:
         QVERIFY(waitSettled(w));
         QCOMPARE(takeErrorDialog(w), QString());
         QCOMPARE(s->state().plan.pipeline.stageOf(op), 3);
-        QVERIFY(s->state().plan.locked[op.index()]);
+        QVERIFY(s->state().plan.ops[op.index()].locked);
     }
     void openedSettingsCarryIntoTheSearchBar() {
         // A scenario opened with unfused attention and no overlap: the next search uses the same,

@@ -20,14 +20,14 @@ private slots:
         const Plan plan = baselinePlan(g, mesh, "megatron", {});
         auto label = [&](const char* op) {
             const OpId o = *g.findOp(op);
-            return QString::fromStdString(strategyLabel(g.op(o), plan.strategies[o.index()], mesh));
+            return QString::fromStdString(strategyLabel(g.op(o), plan.ops[o.index()].strategy, mesh));
         };
         // The attention core splits heads; fc1 splits its output features (the column split).
         QCOMPARE(label("layers.0.attn.scores"), QStringLiteral("batch over data, heads over model"));
         QCOMPARE(label("layers.0.mlp.fc1"), QStringLiteral("batch over data, f split over model"));
         QCOMPARE(label("lm_head"), QStringLiteral("batch over data, vocab over model"));
         const Plan none = Plan::replicated(g.ops().size(), mesh);
-        QCOMPARE(QString::fromStdString(strategyLabel(g.op(OpId(0)), none.strategies[0], mesh)),
+        QCOMPARE(QString::fromStdString(strategyLabel(g.op(OpId(0)), none.ops[0].strategy, mesh)),
                  QStringLiteral("replicated"));
     }
     void legendCountsEveryOpOnce() {
@@ -44,7 +44,7 @@ private slots:
         QCOMPARE(total, int(g.ops().size()));
         for (OpId o : g.topoOrder()) {
             const auto& entry = legend.entries[std::size_t(legend.entryOfOp[o.index()])];
-            QCOMPARE(entry.label, strategyLabel(g.op(o), plan.strategies[o.index()], mesh));
+            QCOMPARE(entry.label, strategyLabel(g.op(o), plan.ops[o.index()].strategy, mesh));
         }
     }
 };

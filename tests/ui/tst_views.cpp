@@ -223,9 +223,9 @@ private slots:
         const int dp = int(names.indexOf(QStringLiteral("dp")));
         w->compareView()->openRow(dp); // unsorted: the proxy keeps source order
         QVERIFY(waitSettled(*w));
-        QCOMPARE(s->state().plan.strategies, model->rows()[std::size_t(dp)].state.plan.strategies);
+        QCOMPARE(s->state().plan.strategies(), model->rows()[std::size_t(dp)].state.plan.strategies());
         s->undoStack()->undo();
-        QCOMPARE(s->state().plan.strategies, before.strategies);
+        QCOMPARE(s->state().plan.strategies(), before.strategies());
         QVERIFY(waitSettled(*w));
     }
 
@@ -241,7 +241,7 @@ private slots:
         TacticsModel* model = w->tacticsPanel()->model();
         QCOMPARE(model->rowCount(), 4);
         QVERIFY(model->data(model->index(3, 0), TacticsModel::StepRole).toBool());
-        QCOMPARE(s->state().plan.strategies, run->plan.strategies);
+        QCOMPARE(s->state().plan.strategies(), run->plan.strategies());
         // Every step is a row of the comparison.
         w->showPanel(QStringLiteral("compare"));
         QVERIFY(waitSettled(*w));
@@ -254,7 +254,7 @@ private slots:
         table->selectionModel()->setCurrentIndex(model->index(0, 0),
                                                  QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QVERIFY(waitSettled(*w));
-        QCOMPARE(s->state().plan.strategies, run->stages[0].plan.strategies);
+        QCOMPARE(s->state().plan.strategies(), run->stages[0].plan.strategies());
         QCOMPARE(s->state().evaluation->stepTime, run->stages[0].evaluation->stepTime);
         // The inspector says why an op splits as it does.
         s->selectOp(*s->state().problem->graph.findOp("layers.0.mlp.gelu"));
@@ -284,10 +284,10 @@ private slots:
         };
         QVERIFY(lookOf("loss") && lookOf("loss")->undecided);
         QVERIFY(lookOf("embed") && lookOf("embed")->undecided);
-        QVERIFY(s->state().plan.undecided[g.findOp("layers.0.mlp.fc2")->index()] == false);
+        QVERIFY(!s->state().plan.ops[g.findOp("layers.0.mlp.fc2")->index()].undecided());
         s->undoStack()->undo();
         QVERIFY(waitSettled(*w));
-        QVERIFY(s->state().plan.undecided.empty() || !lookOf("loss")->undecided);
+        QVERIFY(!lookOf("loss")->undecided);
     }
 
     void everyViewDrawsSomething_data() {

@@ -51,7 +51,7 @@ std::vector<ComparedPlan> comparePlans(const PlanState& current, const PlanState
         for (std::size_t i = 0; i < tactics->stages.size(); ++i)
             rows.push_back(measure("tactic " + std::to_string(i + 1) + ": " + tactics->stages[i].step.tactic,
                                    costPlan(current.problem, tactics->stages[i].plan, &current), options));
-    const bool edited = !searchedHere || searched.plan.strategies != current.plan.strategies ||
+    const bool edited = !searchedHere || searched.plan.strategies() != current.plan.strategies() ||
                         searched.plan.mesh.toString() != current.plan.mesh.toString();
     if (edited)
         rows.push_back(measure("current plan", current, options));

@@ -259,14 +259,14 @@ void GraphView::refreshLooks() {
             std::map<int, int> votes;
             for (OpId o : n.members) {
                 ++votes[legend.entryOfOp[o.index()]];
-                look.locked = look.locked || s.plan.locked[o.index()];
+                look.locked = look.locked || s.plan.ops[o.index()].locked;
             }
             const int common = std::max_element(votes.begin(), votes.end(), [](auto& a, auto& c) {
                                    return a.second < c.second;
                                })->first;
             look.fill = legendColor(common, legend.entries[static_cast<std::size_t>(common)].replicated).lighter(108);
             look.undecided = std::all_of(n.members.begin(), n.members.end(), [&](OpId o) {
-                return o.index() < s.plan.undecided.size() && s.plan.undecided[o.index()];
+                return s.plan.ops[o.index()].undecided();
             });
             for (OpId o : b.blocks.front())
                 look.strip << colorOf(o);
@@ -294,8 +294,8 @@ void GraphView::refreshLooks() {
             look.fill = colorOf(n.op);
             look.title = q(op.name);
             look.subtitle = q(opKindName(op.kind)) + QStringLiteral("  ") + q(s.evaluation->perOp[n.op.index()].strategy);
-            look.locked = s.plan.locked[n.op.index()];
-            look.undecided = n.op.index() < s.plan.undecided.size() && s.plan.undecided[n.op.index()];
+            look.locked = s.plan.ops[n.op.index()].locked;
+            look.undecided = s.plan.ops[n.op.index()].undecided();
             if (pipe.active()) {
                 look.stages << stageColor(stageOf(n.op));
                 look.stageText = tr("stage %1 of %2").arg(stageOf(n.op)).arg(pipe.stages.size());

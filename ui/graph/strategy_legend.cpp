@@ -39,7 +39,7 @@ StrategyLegend buildLegend(const Graph& graph, const Plan& plan) {
     std::map<std::string, int> counts;
     std::vector<std::string> labels(graph.ops().size());
     for (OpId o : graph.topoOrder()) {
-        labels[o.index()] = strategyLabel(graph.op(o), plan.strategies[o.index()], plan.mesh);
+        labels[o.index()] = strategyLabel(graph.op(o), plan.ops[o.index()].strategy, plan.mesh);
         ++counts[labels[o.index()]];
     }
     StrategyLegend legend;

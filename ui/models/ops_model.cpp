@@ -34,7 +34,7 @@ QVariant OpsModel::data(const QModelIndex& index, int role) const {
     const OpId o = rows_[static_cast<std::size_t>(index.row())];
     const Op& op = state_.problem->graph.op(o);
     const OpReport& r = state_.evaluation->perOp[o.index()];
-    const bool locked = state_.plan.locked[o.index()];
+    const bool locked = state_.plan.ops[o.index()].locked;
     if (role == OpIdRole)
         return o.value;
     if (role == SortRole) {

@@ -137,7 +137,7 @@ void InspectorPanel::refresh() {
     const Graph& g = s.problem->graph;
     const Op& op = g.op(o);
     const Mesh& mesh = s.plan.mesh;
-    const OpStrategy& strategy = s.plan.strategies[o.index()];
+    const OpStrategy& strategy = s.plan.ops[o.index()].strategy;
     title_->setText(q(op.name));
     QString html = tr("<b>%1</b> in <i>%2</i><br>rule <tt>%3</tt><br>strategy <b>%4</b> (%5)")
                        .arg(q(opKindName(op.kind)), q(op.block.empty() ? std::string("-") : op.block),
@@ -172,10 +172,10 @@ void InspectorPanel::refresh() {
     // Why each axis splits what it does: the tactic, the neighbour it propagated from, the search...
     QString why;
     for (std::size_t a = 0; a < mesh.rank(); ++a)
-        if (!s.plan.whyOf(o.index(), a).empty())
-            why += tr("<br><i>why</i> %1: %2").arg(q(mesh.axes[a].name), q(s.plan.whyOf(o.index(), a)).toHtmlEscaped());
+        if (const std::string reason = s.plan.whyOf(s.problem->graph, o, a); !reason.empty())
+            why += tr("<br><i>why</i> %1: %2").arg(q(mesh.axes[a].name), q(reason).toHtmlEscaped());
     details_->setText(html + why);
-    lock_->setChecked(s.plan.locked[o.index()]);
+    lock_->setChecked(s.plan.ops[o.index()].locked);
 
     // Breakdown: compute, each collective, memory.
     const OpCost cost = s.model->opCost(o, strategy);

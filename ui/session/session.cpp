@@ -333,14 +333,11 @@ void Session::setSearchSettings(const SearchSettings& settings) {
 }
 
 void Session::overrideStrategy(OpId op, const OpStrategy& strategy) {
-    if (!loaded() || state_.plan.strategies[op.index()] == strategy)
+    if (!loaded() || state_.plan.ops[op.index()].strategy == strategy)
         return;
     Plan next = state_.plan;
-    next.strategies[op.index()] = strategy;
-    if (op.index() < next.undecided.size())
-        next.undecided[op.index()] = false;
-    next.why.resize(next.strategies.size());
-    next.why[op.index()].assign(next.mesh.rank(), "set by hand");
+    next.ops[op.index()].strategy = strategy;
+    next.ops[op.index()].setWhy(Provenance::Source::Hand, next.mesh.rank());
     const Op& o = state_.problem->graph.op(op);
     try {
         pushPlan(costPlan(state_.problem, std::move(next), &state_),
@@ -359,10 +356,10 @@ void Session::setStageCutLocked(bool locked) {
 }
 
 void Session::setLocked(OpId op, bool locked) {
-    if (!loaded() || state_.plan.locked[op.index()] == locked)
+    if (!loaded() || state_.plan.ops[op.index()].locked == locked)
         return;
     Plan next = state_.plan;
-    next.locked[op.index()] = locked;
+    next.ops[op.index()].locked = locked;
     const QString name = q(state_.problem->graph.op(op).name);
     pushPlan(costPlan(state_.problem, std::move(next), &state_), locked ? tr("Lock %1").arg(name) : tr("Unlock %1").arg(name));
 }
@@ -402,11 +399,11 @@ void Session::runSearch(bool aroundLocks) {
         return;
     const SearchSettings settings = settings_;
     const PlanState current = state_;
-    std::vector<std::optional<OpStrategy>> locks(current.plan.strategies.size());
+    std::vector<std::optional<OpStrategy>> locks(current.plan.ops.size());
     bool anyLock = false;
     for (std::size_t i = 0; i < locks.size(); ++i)
-        if (current.plan.locked[i]) {
-            locks[i] = current.plan.strategies[i];
+        if (current.plan.ops[i].locked) {
+            locks[i] = current.plan.ops[i].strategy;
             anyLock = true;
         }
     if (!settingsProblem_.isEmpty()) {
