@@ -32,7 +32,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         request.mesh = s.plan.mesh;
     if (!options.lockPlan.empty()) {
         const Plan locks = parsePlanJson(readTextFile(options.lockPlan), options.lockPlan, s.graph);
-        if (request.mesh && request.mesh->toString() != locks.mesh.toString())
+        if (request.mesh && !(*request.mesh == locks.mesh))
             throw InputError("--lock " + options.lockPlan + ": its mesh " + locks.mesh.toString() + " is not --mesh " +
                              request.mesh->toString());
         request.mesh = locks.mesh;

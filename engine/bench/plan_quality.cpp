@@ -30,7 +30,7 @@ struct QualityCase {
 BaselineFigures bestBaseline(const BuilderModel& b, const Cluster& c) {
     std::optional<BaselineFigures> best;
     for (const Mesh& mesh : candidateMeshes(c.deviceCount(), c.devicesPerNode())) {
-        const auto data = mesh.find("data");
+        const auto data = mesh.axisOf(AxisRole::Data);
         const SettingsSpace space =
             settingsSpace(StepSettings{}, OpenSettings::all(), b.params.batch, data ? mesh.size(*data) : 1);
         for (int m : space.microbatches) {

@@ -65,6 +65,38 @@ int Mesh::deviceCount() const {
     return n;
 }
 
+std::string_view axisRoleName(AxisRole role) {
+    switch (role) {
+    case AxisRole::Pipe:
+        return kPipeAxis;
+    case AxisRole::Data:
+        return "data";
+    case AxisRole::Model:
+        return "model";
+    case AxisRole::Sequence:
+        return "seq";
+    case AxisRole::None:
+        break;
+    }
+    return "";
+}
+
+AxisRole axisRoleOf(std::string_view name) {
+    for (AxisRole r : {AxisRole::Pipe, AxisRole::Data, AxisRole::Model, AxisRole::Sequence})
+        if (name == axisRoleName(r))
+            return r;
+    return AxisRole::None;
+}
+
+std::optional<AxisId> Mesh::axisOf(AxisRole role) const {
+    if (role == AxisRole::None)
+        return std::nullopt;
+    for (std::size_t a = 0; a < axes.size(); ++a)
+        if (axes[a].role() == role)
+            return AxisId(a);
+    return std::nullopt;
+}
+
 std::optional<AxisId> Mesh::find(const std::string& name) const {
     for (std::size_t i = 0; i < axes.size(); ++i)
         if (axes[i].name == name)

@@ -17,16 +17,32 @@ using AxisSet = std::uint32_t;
 /// The most axes a mesh may have (`--mesh` refuses more); strategies hold one entry per axis inline.
 constexpr std::size_t kMaxMeshAxes = 8;
 
+/// What a mesh axis is for. The mesh's text form names its axes and the role goes with the name
+/// (docs/DESIGN.md, Cluster and mesh): `pipe` holds pipeline stages, `data` splits the batch and
+/// carries ZeRO, `model` is tensor parallelism, `seq` context parallelism; an axis of any other
+/// name has no role, and the search may split any factor over it.
+enum class AxisRole { Pipe, Data, Model, Sequence, None };
+
+/// The name an axis of `role` has: "pipe", "data", "model", "seq" ("" for None).
+std::string_view axisRoleName(AxisRole role);
+/// The role of an axis named `name`.
+AxisRole axisRoleOf(std::string_view name);
+
+/// The name of the pipeline axis: the major-most axis, whose coordinate is a device's stage.
+inline constexpr const char* kPipeAxis = "pipe";
+
 /// One named mesh axis.
 struct MeshAxis {
     std::string name;
     int size = 1;
 
+    /// An axis of `role` (named for it) with `size` devices.
+    static MeshAxis of(AxisRole role, int size) { return MeshAxis{std::string(axisRoleName(role)), size}; }
+    /// What the axis is for, by its name.
+    AxisRole role() const { return axisRoleOf(name); }
+
     bool operator==(const MeshAxis&) const = default;
 };
-
-/// The name of the pipeline axis: the major-most axis, whose coordinate is a device's stage.
-inline constexpr const char* kPipeAxis = "pipe";
 
 /// Named axes listed major to minor (`data=16,model=8`). Device ids are node-major, so the minor
 /// axes stay inside a node. An axis named `pipe` (kPipeAxis) must come first, as Megatron lays ranks
@@ -61,8 +77,12 @@ struct Mesh {
     int groupLeader(int device, AxisSet set) const;
     /// Every group over `set`: the devices of each in ascending order, groups by their first device.
     std::vector<std::vector<int>> groups(AxisSet set) const;
+    /// The axis of `role`, if the mesh has one (None: nullopt).
+    std::optional<AxisId> axisOf(AxisRole role) const;
+    /// The size of the axis of `role`, 1 without one: the degree of that parallelism.
+    int degreeOf(AxisRole role) const { return axisOf(role) ? size(*axisOf(role)) : 1; }
     /// The pipe axis, if the mesh has one.
-    std::optional<AxisId> pipeAxis() const { return find(kPipeAxis); }
+    std::optional<AxisId> pipeAxis() const { return axisOf(AxisRole::Pipe); }
     /// Pipeline stages: the pipe axis's size, 1 without one.
     int pipelineStages() const { return pipeAxis() ? size(*pipeAxis()) : 1; }
     /// Every axis but the pipe axis (the axes a stage's sub-mesh has).

@@ -23,7 +23,7 @@ DType parameterDtype(const Graph& graph) {
 
 std::string deepspeedConfig(const Graph& graph, const Plan& plan, int globalBatch) {
     const Mesh& mesh = plan.mesh;
-    if (mesh.rank() != 1 || mesh.axes.front().name != "data")
+    if (mesh.rank() != 1 || mesh.axes.front().role() != AxisRole::Data)
         refuse("the mesh " + mesh.toString() + " has axes besides one data axis; tensor and pipeline parallelism "
                "are the model code's under DeepSpeed (export to megatron)");
     const StepSettings& s = plan.settings;

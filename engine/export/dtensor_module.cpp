@@ -158,7 +158,7 @@ std::string dtensorModule(const Graph& graph, const Plan& plan) {
     if (const auto axis = axisWithoutDegree(mesh))
         refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): this export maps pipe, data and model axes only");
     const StepSettings& s = plan.settings;
-    const auto data = mesh.find("data"), model = mesh.find("model");
+    const auto data = mesh.axisOf(AxisRole::Data), model = mesh.axisOf(AxisRole::Model);
     if (s.zeroStage == 1)
         refuse("ZeRO-1 has no FSDP2 setting: fully_shard shards the parameters too (ZeRO-3, or ZeRO-2 with "
                "reshard_after_forward=False)");

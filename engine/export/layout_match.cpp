@@ -8,12 +8,10 @@ namespace shardscope {
 
 std::optional<std::string> axisWithoutDegree(const Mesh& mesh, bool contextParallel) {
     for (const MeshAxis& a : mesh.axes)
-        if (a.name != "pipe" && a.name != "data" && a.name != "model" && !(contextParallel && a.name == "seq"))
+        if (a.role() == AxisRole::None || (a.role() == AxisRole::Sequence && !contextParallel))
             return a.name;
     return std::nullopt;
 }
-
-int degreeOf(const Mesh& mesh, const std::string& name) { return mesh.find(name) ? mesh.size(*mesh.find(name)) : 1; }
 
 bool hasExperts(const Graph& graph) {
     return std::any_of(graph.ops().begin(), graph.ops().end(), [](const Op& op) { return !op.hints.expert.empty(); });
@@ -32,13 +30,13 @@ LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const st
         if (verifyStrategy(graph.ops()[o], plan.mesh, s).empty())
             d.expected[o] = s;
     };
-    if (const auto seq = plan.mesh.find("seq"))
+    if (const auto seq = plan.mesh.axisOf(AxisRole::Sequence))
         for (std::size_t o = 0; o < graph.ops().size(); ++o) {
             const int f = graph.ops()[o].rule.findFactor("s");
             if (f >= 0 && graph.ops()[o].rule.splittable(f))
                 splitOn(*seq, o, f);
         }
-    const auto data = plan.mesh.find("data");
+    const auto data = plan.mesh.axisOf(AxisRole::Data);
     if (expertsOverData && data)
         for (std::size_t o = 0; o < graph.ops().size(); ++o) {
             const Op& op = graph.ops()[o];

@@ -15,9 +15,6 @@ namespace shardscope {
 /// degrees frameworks name), if any.
 std::optional<std::string> axisWithoutDegree(const Mesh& mesh, bool contextParallel = false);
 
-/// The size of `mesh`'s axis `name`, or 1 without one.
-int degreeOf(const Mesh& mesh, const std::string& name);
-
 /// How far `plan` is from baseline pattern `pattern` ("dp", "megatron", "megatron-sp").
 struct LayoutDifference {
     std::string pattern;

@@ -19,7 +19,7 @@ namespace {
 std::pair<std::string, bool> patternOf(const Graph& graph, const Plan& plan, bool tensorParallel) {
     const std::vector<std::string> patterns =
         tensorParallel ? std::vector<std::string>{"megatron-sp", "megatron"} : std::vector<std::string>{"dp"};
-    const bool experts = hasExperts(graph) && degreeOf(plan.mesh, "data") > 1;
+    const bool experts = hasExperts(graph) && plan.mesh.degreeOf(AxisRole::Data) > 1;
     std::optional<LayoutDifference> closest;
     for (const std::string& pattern : patterns)
         for (const bool overData : experts ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
@@ -85,13 +85,13 @@ MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int gl
     if (const auto axis = axisWithoutDegree(mesh, true))
         refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data, seq and model axes map to "
                "Megatron-LM's pipeline, data, context and tensor parallelism here");
-    const int tp = degreeOf(mesh, "model"), dp = degreeOf(mesh, "data");
+    const int tp = mesh.degreeOf(AxisRole::Model), dp = mesh.degreeOf(AxisRole::Data);
     MegatronArguments args;
     const auto [pattern, expertParallel] = patternOf(graph, plan, tp > 1);
     args.emplace_back("--tensor-model-parallel-size", std::to_string(tp));
     if (pattern == "megatron-sp")
         args.emplace_back("--sequence-parallel", "");
-    if (const int cp = degreeOf(mesh, "seq"); cp > 1)
+    if (const int cp = mesh.degreeOf(AxisRole::Sequence); cp > 1)
         args.emplace_back("--context-parallel-size", std::to_string(cp));
     if (expertParallel) {
         args.emplace_back("--expert-model-parallel-size", std::to_string(dp));

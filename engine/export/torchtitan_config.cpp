@@ -21,7 +21,7 @@ std::string torchtitanConfig(const Graph& graph, const Plan& plan, int globalBat
     if (const auto axis = axisWithoutDegree(mesh, true))
         refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data, seq and model axes map to "
                "torchtitan's pipeline, data, context and tensor parallel degrees here");
-    const int tp = degreeOf(mesh, "model"), dp = degreeOf(mesh, "data"), pp = mesh.pipelineStages();
+    const int tp = mesh.degreeOf(AxisRole::Model), dp = mesh.degreeOf(AxisRole::Data), pp = mesh.pipelineStages();
     if (const LayoutDifference d = layoutDifference(graph, plan, tp > 1 ? "megatron-sp" : "dp"); !d.ops.empty())
         refuse(describeDifference(graph, plan, d, "torchtitan"));
     const StepSettings& s = plan.settings;
@@ -57,7 +57,7 @@ std::string torchtitanConfig(const Graph& graph, const Plan& plan, int globalBat
         toml += line("pipeline_parallel_schedule", quoted(s.schedule == Schedule::GPipe ? "GPipe" : "1F1B"));
         toml += line("pipeline_parallel_microbatch_size", std::to_string(microbatch));
     }
-    toml += line("context_parallel_degree", std::to_string(degreeOf(mesh, "seq")));
+    toml += line("context_parallel_degree", std::to_string(mesh.degreeOf(AxisRole::Sequence)));
     toml += "\n[activation_checkpoint]\n";
     toml += line("mode", quoted(s.recompute == Recompute::Full ? "full" : "none"));
     return toml;

@@ -86,7 +86,7 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
         const ModelRequest request{run.model, run.sets, run.batch};
         const Cluster cluster = withNodes(base, run.nodes);
         const Mesh mesh = Mesh::parse(run.mesh);
-        const auto data = mesh.find("data");
+        const auto data = mesh.axisOf(AxisRole::Data);
         const int replicas = data ? mesh.size(*data) : 1;
         if (run.batch % replicas != 0)
             throw InputError("batch " + std::to_string(run.batch) + " does not divide over " +

@@ -36,7 +36,7 @@ Scenario loadScenario(const ScenarioRequest& request) {
                              request.strategy + " (microbatches " + std::to_string(micro) + ")");
         s.graph = std::move(loaded.graph);
         s.plan = std::move(loaded.plan);
-        if (!request.mesh.empty() && Mesh::parse(request.mesh).toString() != s.plan.mesh.toString())
+        if (!request.mesh.empty() && !(Mesh::parse(request.mesh) == s.plan.mesh))
             throw InputError("--mesh " + request.mesh + " contradicts " + request.strategy + " (mesh " +
                              s.plan.mesh.toString() + ")");
         if (request.recompute && *request.recompute != s.plan.settings.recompute)
@@ -62,7 +62,7 @@ Scenario loadScenario(const ScenarioRequest& request) {
         settings.schedule = request.schedule.value_or(settings.virtualStages > 1 ? Schedule::Interleaved
                                                                                : Schedule::OneFOneB);
         s.graph = loadModel(request.model, settings.microbatches);
-        const Mesh mesh = request.mesh.empty() ? Mesh{{MeshAxis{"data", s.cluster.deviceCount()}}}
+        const Mesh mesh = request.mesh.empty() ? Mesh{{MeshAxis::of(AxisRole::Data, s.cluster.deviceCount())}}
                                                : Mesh::parse(request.mesh);
         mesh.verify(s.cluster.deviceCount(), s.cluster.name);
         s.plan = baselinePlan(s.graph, mesh, request.strategy, settings);
@@ -79,7 +79,7 @@ Scenario loadScenario(const ScenarioRequest& request) {
                 throw InputError("--zero " + std::to_string(*request.zeroStage) + " contradicts --strategy " +
                                  request.strategy);
             s.plan.settings.zeroStage = *request.zeroStage;
-            s.plan.settings.zeroAxes = *request.zeroStage > 0 ? axisBit(mesh.find("data").value_or(AxisId(0))) : 0;
+            s.plan.settings.zeroAxes = *request.zeroStage > 0 ? axisBit(mesh.axisOf(AxisRole::Data).value_or(AxisId(0))) : 0;
         }
     }
     // Overlap is how the runtime runs the plan, not part of it: the command line's choice wins.

@@ -67,11 +67,13 @@ Tactic parseTactic(const json& obj, const JsonFields& in, const std::string& pat
     }
     case TacticKind::Auto: {
         allowed.push_back("algorithm");
-        if (obj.contains("algorithm"))
-            t.algorithm = in.string(obj, path, "algorithm");
-        const std::vector<std::string> algorithms{"auto", "tapas", "pase", "brute"};
-        if (std::find(algorithms.begin(), algorithms.end(), t.algorithm) == algorithms.end())
-            in.fail(path + ".algorithm", "unknown algorithm '" + t.algorithm + "' (auto, tapas, pase, brute)");
+        if (obj.contains("algorithm")) {
+            const std::string name = in.string(obj, path, "algorithm");
+            const auto algorithm = findAlgorithm(name);
+            if (!algorithm)
+                in.fail(path + ".algorithm", "unknown algorithm '" + name + "' (" + solverNamesText() + ")");
+            t.algorithm = *algorithm;
+        }
         break;
     }
     default:
@@ -121,7 +123,7 @@ json tacticToJson(const Tactic& t) {
         j["dim"] = t.dim;
         break;
     case TacticKind::Auto:
-        j["algorithm"] = t.algorithm;
+        j["algorithm"] = std::string(algorithmName(t.algorithm));
         break;
     default:
         break;

@@ -103,11 +103,11 @@ bool isBaselineSpec(const std::string& spec) {
 Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec, StepSettings settings,
                   const std::vector<std::size_t>* sameAs, const PipelineLayout* layout) {
     const Spec s = parseSpec(spec);
-    std::optional<AxisId> data = mesh.find("data");
-    std::optional<AxisId> model = mesh.find("model");
+    std::optional<AxisId> data = mesh.axisOf(AxisRole::Data);
+    std::optional<AxisId> model = mesh.axisOf(AxisRole::Model);
     // Context parallelism (Megatron-LM's --context-parallel-size): an axis named "seq" splits every
     // op's sequence factor, the keys and values gathered where attention reads them.
-    const std::optional<AxisId> seq = mesh.find("seq");
+    const std::optional<AxisId> seq = mesh.axisOf(AxisRole::Sequence);
     if (!data && !model) {
         // The unnamed axes, major to minor, without the pipe axis (it holds stages).
         std::vector<AxisId> free;

@@ -37,7 +37,8 @@ std::string Tactic::toString() const {
     case TacticKind::Shard:
         return name + "(" + joined(tensors) + ", " + std::to_string(dim) + ", " + axis + ")";
     case TacticKind::Auto:
-        return name + "(" + (axis.empty() ? std::string("every axis") : axis) + ", " + algorithm + ")";
+        return name + "(" + (axis.empty() ? std::string("every axis") : axis) + ", " +
+               std::string(algorithmName(algorithm)) + ")";
     default:
         return name + "(" + axis + ")";
     }

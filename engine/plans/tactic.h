@@ -2,6 +2,8 @@
 // Tactics (docs/DESIGN.md, Tactics): named decisions that build a plan step by step, kept apart from the
 // model. A plan made by tactics records them, with the figures after each step.
 
+#include "engine/search/search_algorithm.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -28,7 +30,7 @@ struct Tactic {
     std::vector<std::string> tensors;   ///< shard: tensor names or globs
     int dim = 0;                        ///< shard: the dimension split
     int stage = 0;                      ///< zero: 1 optimizer state, 2 + gradients, 3 + parameters
-    std::string algorithm = "auto";     ///< auto: the search algorithm
+    SearchAlgorithm algorithm = SearchAlgorithm::Auto; ///< auto: the search algorithm
 
     /// A short form: "batch(data)", "zero(3, data)", "shard(layers.*.fc1.weight, 1, model)".
     std::string toString() const;

@@ -19,7 +19,7 @@ std::optional<CandidatePlan> bestFittingBaseline(const SearchRequest& r, const C
         MeshSearchInput in;
         in.cluster = &cluster;
         in.graphs = &graphs;
-        const auto data = mesh.find("data");
+        const auto data = mesh.axisOf(AxisRole::Data);
         in.space = settingsSpace(settings, open, r.family ? std::optional<int>(r.family->globalBatch) : std::nullopt,
                                  data ? mesh.size(*data) : 1);
         in.zeroAxes = data ? axisBit(*data) : AxisSet(0);
@@ -88,7 +88,7 @@ std::vector<std::string> fitAdvice(const SearchRequest& r, const OpenSettings& o
         std::vector<Mesh> scaled;
         if (r.mesh) {
             Mesh m = *r.mesh;
-            const auto data = m.find("data");
+            const auto data = m.axisOf(AxisRole::Data);
             m.axes[data ? data->index() : 0].size *= k;
             scaled.push_back(m);
         } else {

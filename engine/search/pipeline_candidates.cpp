@@ -11,10 +11,11 @@ std::vector<Mesh> pipelinedMeshes(int devices, int perNode, int blocks) {
         if (nodes % P != 0)
             continue;
         const int stage = devices / P;
-        meshes.push_back(Mesh{{MeshAxis{kPipeAxis, P}, MeshAxis{"data", stage}}});
+        meshes.push_back(Mesh{{MeshAxis::of(AxisRole::Pipe, P), MeshAxis::of(AxisRole::Data, stage)}});
         for (int m = 2; m <= perNode; m *= 2)
             if (perNode % m == 0)
-                meshes.push_back(Mesh{{MeshAxis{kPipeAxis, P}, MeshAxis{"data", stage / m}, MeshAxis{"model", m}}});
+                meshes.push_back(Mesh{{MeshAxis::of(AxisRole::Pipe, P), MeshAxis::of(AxisRole::Data, stage / m),
+                                       MeshAxis::of(AxisRole::Model, m)}});
     }
     return meshes;
 }

@@ -102,15 +102,15 @@ std::string SearchReport::chosenBy() const {
 
 std::vector<Mesh> candidateMeshes(int devices, int perNode) {
     // Minor axes stay inside a node: the model axis (and a third, seq, axis) divide the node size.
-    std::vector<Mesh> meshes{Mesh{{MeshAxis{"data", devices}}}};
+    std::vector<Mesh> meshes{Mesh{{MeshAxis::of(AxisRole::Data, devices)}}};
     for (int m = 2; m <= perNode && m <= devices; m *= 2)
         if (perNode % m == 0 && devices % m == 0)
-            meshes.push_back(Mesh{{MeshAxis{"data", devices / m}, MeshAxis{"model", m}}});
+            meshes.push_back(Mesh{{MeshAxis::of(AxisRole::Data, devices / m), MeshAxis::of(AxisRole::Model, m)}});
     for (int inner = 4; inner <= perNode && inner <= devices; inner *= 2)
         for (int q = 2; q < inner; q *= 2)
             if (perNode % inner == 0 && devices % inner == 0 && devices / inner > 1)
-                meshes.push_back(
-                    Mesh{{MeshAxis{"data", devices / inner}, MeshAxis{"seq", q}, MeshAxis{"model", inner / q}}});
+                meshes.push_back(Mesh{{MeshAxis::of(AxisRole::Data, devices / inner), MeshAxis::of(AxisRole::Sequence, q),
+                                       MeshAxis::of(AxisRole::Model, inner / q)}});
     return meshes;
 }
 
@@ -207,7 +207,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     std::vector<std::string> errors(meshes.size());
     std::vector<AxisSet> zeroAxes(meshes.size());
     for (std::size_t i = 0; i < meshes.size(); ++i) {
-        const auto data = meshes[i].find("data");
+        const auto data = meshes[i].axisOf(AxisRole::Data);
         zeroAxes[i] = r.settings.zeroAxes ? r.settings.zeroAxes : data ? axisBit(*data) : AxisSet(0);
     }
     // A mesh that prices every plan as an earlier one does (axes reordered) gets only its floor:
@@ -223,7 +223,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         MeshSearchInput in;
         in.cluster = r.cluster;
         in.graphs = &graphs;
-        const auto data = meshes[i].find("data");
+        const auto data = meshes[i].axisOf(AxisRole::Data);
         const int dataDegree = data ? meshes[i].size(*data) : 1;
         in.space = settingsSpace(bases[i], open, r.family ? std::optional<int>(r.family->globalBatch) : std::nullopt,
                                  dataDegree);

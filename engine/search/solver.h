@@ -2,6 +2,7 @@
 // The algorithms behind one small interface (docs/DESIGN.md, Extending): each minimises a SearchProblem's
 // objective, given a memory weight, and says what it explored.
 
+#include "engine/search/search_algorithm.h"
 #include "engine/search/search_problem.h"
 
 #include <functional>
@@ -38,19 +39,8 @@ public:
     virtual Solution solve(const SearchProblem& problem, double lambda, const SolveControl& control) const = 0;
 };
 
-/// A search algorithm: auto (tapas when the model has repeated layers, else pase), tapas, pase,
-/// brute; local is the bounded fallback auto takes when an exact table grows too large.
-enum class SearchAlgorithm { Auto, Tapas, Pase, Brute, Local };
-
-/// "auto", "tapas", "pase", "brute", "local".
-std::string_view algorithmName(SearchAlgorithm a);
-/// The algorithm a user may ask for by `name` (auto, tapas, pase, brute). Throws InputError naming
-/// `option` (such as "--algo") and the known names otherwise.
-SearchAlgorithm parseAlgorithm(const std::string& name, const std::string& option = "--algo");
 /// The solver behind `a` (auto: tapas, which solves unfolded problems as pase does).
 std::unique_ptr<Solver> makeSolver(SearchAlgorithm a);
-/// The algorithm names a user may ask for.
-std::vector<std::string> solverNames();
 
 /// Brute force: the oracle for tests.
 class BruteSolver final : public Solver {

@@ -58,7 +58,7 @@ std::string verifyStrategy(const Op& op, const Mesh& mesh, const OpStrategy& s) 
         if (f >= 0 && !rule.splittable(f))
             return "factor '" + rule.factors[static_cast<std::size_t>(f)].name + "' of op '" + op.name +
                    "' cannot be split";
-        if (f >= 0 && mesh.axes[a].name == kPipeAxis)
+        if (f >= 0 && mesh.axes[a].role() == AxisRole::Pipe)
             return "the pipe axis holds pipeline stages; no factor splits over it";
     }
     for (std::size_t f = 0; f < rule.factors.size(); ++f) {
@@ -77,7 +77,7 @@ std::vector<OpStrategy> enumerateStrategies(const Op& op, const Mesh& mesh) {
         if (op.rule.splittable(static_cast<int>(f)))
             candidates.push_back(static_cast<int>(f));
     // The pipe axis splits nothing: its only candidate is "no factor".
-    auto choices = [&](std::size_t a) { return mesh.axes[a].name == kPipeAxis ? std::size_t(1) : candidates.size(); };
+    auto choices = [&](std::size_t a) { return mesh.axes[a].role() == AxisRole::Pipe ? std::size_t(1) : candidates.size(); };
     std::vector<OpStrategy> result;
     OpStrategy current = OpStrategy::replicated(mesh.rank());
     std::vector<std::size_t> digit(mesh.rank(), 0);

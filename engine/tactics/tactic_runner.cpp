@@ -203,7 +203,7 @@ private:
         s.cluster = r_.cluster;
         s.mesh = r_.mesh;
         s.settings = plan_.settings;
-        s.algorithm = parseAlgorithm(t.algorithm, "tactic " + std::to_string(i + 1) + " algorithm");
+        s.algorithm = t.algorithm;
         s.open.zeroStage = plan_.settings.zeroStage == 0; // no ZeRO tactic ran: the search may choose a stage
         s.threads = r_.threads;
         s.stop = r_.stop;

@@ -198,7 +198,7 @@ private slots:
     }
     void autoOverEveryAxisIsThePlainSearch() {
         Tactic everything = tactic(TacticKind::Auto, "");
-        everything.algorithm = "pase";
+        everything.algorithm = SearchAlgorithm::Pase;
         const Run run(preset("gpt", {"layers=2"}), "data=4,model=2", {everything});
         SearchRequest s;
         s.graph = &run.graph;

@@ -161,20 +161,20 @@ private slots:
         QCOMPARE(open.height(), 2 * 20.0 + 32 * 10.0);
         QCOMPARE(open.rows()[0].device, -1);
         QCOMPARE(open.rows()[1].device, 0);
-        QCOMPARE(open.rows()[2].stream, 1);
-        QCOMPARE(open.rowOf(9, 1), 1 + 16 + 1 + 3); // header, node 0's lanes, header, then 8c 8m 9c 9m
+        QCOMPARE(open.rows()[2].lane, Lane::Comm);
+        QCOMPARE(open.rowOf(9, Lane::Comm), 1 + 16 + 1 + 3); // header, node 0's lanes, header, then 8c 8m 9c 9m
         QCOMPARE(open.rowAt(25.0), 1);
         QCOMPARE(open.rowAt(-1.0), -1);
         QCOMPARE(open.rowAt(open.height()), -1);
         const TimelineRows folded(16, 8, {false, true}, 10, 20);
         QCOMPARE(folded.rows().size(), std::size_t(2 + 16));
-        QCOMPARE(folded.rowOf(9, 0), -1);
+        QCOMPARE(folded.rowOf(9, Lane::Compute), -1);
         // Pipelined: each device's schedule lane first.
         const TimelineRows piped(16, 8, {}, 10, 20, true);
         QCOMPARE(piped.rows().size(), std::size_t(2 + 48));
-        QCOMPARE(piped.rows()[1].stream, kScheduleStream);
-        QCOMPARE(piped.rows()[2].stream, 0);
-        QCOMPARE(piped.rowOf(9, 1), 1 + 24 + 1 + 5); // header, node 0's lanes, header, 8s 8c 8m 9s 9c, then 9m
+        QCOMPARE(piped.rows()[1].lane, Lane::Schedule);
+        QCOMPARE(piped.rows()[2].lane, Lane::Compute);
+        QCOMPARE(piped.rowOf(9, Lane::Comm), 1 + 24 + 1 + 5); // header, node 0's lanes, header, 8s 8c 8m 9s 9c, then 9m
     }
     void scheduleUnitsFollowTheStagesOrder_data() {
         QTest::addColumn<int>("schedule");
@@ -220,7 +220,7 @@ private slots:
                 if (i > 0)
                     QVERIFY(units[i].span.start >= units[i - 1].span.end - 1e-12);
             }
-            QCOMPARE(data->laneSpans(stage * 2, kScheduleStream).size(), units.size());
+            QCOMPARE(data->laneSpans(stage * 2, Lane::Schedule).size(), units.size());
         }
         const ScheduleUnit b3{3, false, 2, {}};
         QCOMPARE(unitLabel(b3, false), QStringLiteral("B3"));

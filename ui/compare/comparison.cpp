@@ -52,7 +52,7 @@ std::vector<ComparedPlan> comparePlans(const PlanState& current, const PlanState
             rows.push_back(measure("tactic " + std::to_string(i + 1) + ": " + tactics->stages[i].step.tactic,
                                    costPlan(current.problem, tactics->stages[i].plan, &current), options));
     const bool edited = !searchedHere || searched.plan.strategies() != current.plan.strategies() ||
-                        searched.plan.mesh.toString() != current.plan.mesh.toString();
+                        !(searched.plan.mesh == current.plan.mesh);
     if (edited)
         rows.push_back(measure("current plan", current, options));
     return rows;

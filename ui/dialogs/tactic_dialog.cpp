@@ -9,6 +9,8 @@
 #include <QLineEdit>
 #include <QSpinBox>
 
+#include <algorithm>
+
 namespace shardscope::ui {
 
 namespace {
@@ -58,7 +60,8 @@ TacticDialog::TacticDialog(const Tactic& tactic, const Mesh& mesh, QWidget* pare
     dim_->setRange(0, 16);
     names_ = new QLineEdit(this);
     algorithm_ = new QComboBox(this);
-    algorithm_->addItems({QStringLiteral("auto"), QStringLiteral("tapas"), QStringLiteral("pase"), QStringLiteral("brute")});
+    for (SearchAlgorithm a : requestableAlgorithms())
+        algorithm_->addItem(q(std::string(algorithmName(a))), int(a));
     help_ = new QLabel(this);
     help_->setWordWrap(true);
     error_ = new QLabel(this);
@@ -88,7 +91,7 @@ TacticDialog::TacticDialog(const Tactic& tactic, const Mesh& mesh, QWidget* pare
     for (const std::string& n : tactic.kind == TacticKind::Shard ? tactic.tensors : tactic.inputs)
         names << q(n);
     names_->setText(names.join(QStringLiteral(", ")));
-    algorithm_->setCurrentText(q(tactic.algorithm));
+    algorithm_->setCurrentIndex(std::max(0, algorithm_->findData(int(tactic.algorithm))));
     showFieldsFor(tactic.kind);
 }
 
@@ -109,7 +112,7 @@ Tactic TacticDialog::tactic() const {
     t.stage = t.kind == TacticKind::Zero ? stage_->value() : 0;
     t.dim = t.kind == TacticKind::Shard ? dim_->value() : 0;
     if (t.kind == TacticKind::Auto)
-        t.algorithm = algorithm_->currentText().toStdString();
+        t.algorithm = SearchAlgorithm(algorithm_->currentData().toInt());
     std::vector<std::string> names;
     for (const QString& n : names_->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
         if (!n.trimmed().isEmpty())

@@ -28,7 +28,8 @@ QLabel* caption(const QString& text, QWidget* parent) {
 SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"), parent), session_(session) {
     setObjectName(QStringLiteral("searchBar"));
     algorithm_ = new QComboBox(this);
-    algorithm_->addItems({QStringLiteral("auto"), QStringLiteral("tapas"), QStringLiteral("pase"), QStringLiteral("brute")});
+    for (SearchAlgorithm a : requestableAlgorithms())
+        algorithm_->addItem(q(std::string(algorithmName(a))), int(a));
     algorithm_->setToolTip(tr("auto: TAPAS where layers repeat, else PaSE's exact DP; brute: every assignment (small graphs)"));
     mesh_ = new QComboBox(this);
     mesh_->setObjectName(QStringLiteral("mesh"));
@@ -153,7 +154,7 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
 std::variant<SearchSettings, QString> SearchBar::settings() const {
     SearchSettings s;
     s.bucketBytes = session_->searchSettings().bucketBytes; // the timeline panel's setting
-    s.algorithm = parseAlgorithm(algorithm_->currentText().toStdString());
+    s.algorithm = SearchAlgorithm(algorithm_->currentData().toInt());
     const QString mesh = mesh_->currentText().trimmed();
     if (!mesh.isEmpty() && mesh != QStringLiteral("auto")) {
         try {
@@ -182,7 +183,7 @@ std::variant<SearchSettings, QString> SearchBar::settings() const {
 
 void SearchBar::setSettings(const SearchSettings& s) {
     updating_ = true;
-    algorithm_->setCurrentText(q(std::string(algorithmName(s.algorithm))));
+    algorithm_->setCurrentIndex(std::max(0, algorithm_->findData(int(s.algorithm))));
     mesh_->setCurrentText(s.mesh ? q(s.mesh->toString()) : QStringLiteral("auto"));
     const auto problem = session_->state().problem;
     if (s.batch > 0)

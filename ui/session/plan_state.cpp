@@ -9,7 +9,7 @@ PlanState costPlan(std::shared_ptr<const Problem> problem, Plan plan, const Plan
     if (const std::string error = plan.verify(problem->graph); !error.empty())
         throw InputError(error);
     PlanState s;
-    if (reuse && reuse->problem == problem && reuse->model && reuse->plan.mesh.toString() == plan.mesh.toString() &&
+    if (reuse && reuse->problem == problem && reuse->model && reuse->plan.mesh == plan.mesh &&
         reuse->plan.settings == plan.settings) {
         s.model = reuse->model;
     } else {

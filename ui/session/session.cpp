@@ -21,7 +21,7 @@ namespace {
 
 
 /// One axis named "data" over every device.
-Mesh dataMesh(int devices) { return Mesh{{MeshAxis{"data", devices}}}; }
+Mesh dataMesh(int devices) { return Mesh{{MeshAxis::of(AxisRole::Data, devices)}}; }
 
 /// A search's plan, costed, with its report.
 struct SearchOutcome {

@@ -2,14 +2,14 @@
 
 namespace shardscope::ui {
 
-const SimEvent& TimelineData::event(int device, int stream, std::size_t index) const {
+const SimEvent& TimelineData::event(int device, Lane lane, std::size_t index) const {
     const auto c = static_cast<std::size_t>(sim->classOfDevice[static_cast<std::size_t>(device)]);
-    return sim->classes[c].events[classes[c].events[static_cast<std::size_t>(stream)][index]];
+    return sim->classes[c].events[classes[c].events[streamIndex(lane)][index]];
 }
 
-const std::vector<Span>& TimelineData::laneSpans(int device, int stream) const {
+const std::vector<Span>& TimelineData::laneSpans(int device, Lane lane) const {
     const ClassLanes& l = lanes(device);
-    return stream == kScheduleStream ? l.unitSpans : l.spans[static_cast<std::size_t>(stream)];
+    return lane == Lane::Schedule ? l.unitSpans : l.spans[streamIndex(lane)];
 }
 
 std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimResult> sim, int devicesPerNode,
@@ -22,7 +22,7 @@ std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimR
         ClassLanes lanes;
         for (std::size_t i = 0; i < line.events.size(); ++i) {
             const SimEvent& e = line.events[i];
-            const auto stream = static_cast<std::size_t>(e.stream);
+            const std::size_t stream = streamIndex(laneOf(e.stream));
             int kind = e.collective ? collectiveSpanKind(e.kind)
                                     : (e.phase == Phase::Forward ? ForwardCompute
                                                                  : e.phase == Phase::Backward ? BackwardCompute : StepCompute);

@@ -5,6 +5,7 @@
 
 #include "lane_buckets.h"
 #include "schedule_units.h"
+#include "timeline_rows.h"
 
 #include "engine/sim/simulator.h"
 
@@ -15,8 +16,10 @@
 
 namespace shardscope::ui {
 
-/// The lane of a pipelined plan's schedule diagram (streams 0 and 1 are compute and communication).
-constexpr int kScheduleStream = 2;
+/// The lane of the simulator's stream `s`.
+constexpr Lane laneOf(Stream s) { return s == Stream::Compute ? Lane::Compute : Lane::Comm; }
+/// The index of the stream behind `lane` (Compute or Comm) into ClassLanes' per-stream arrays.
+constexpr std::size_t streamIndex(Lane lane) { return lane == Lane::Comm ? 1 : 0; }
 
 /// Colour classes of timeline spans.
 enum SpanKind { ForwardCompute, BackwardCompute, StepCompute, FirstCollective };
@@ -25,7 +28,7 @@ inline int collectiveSpanKind(CollectiveKind k) { return FirstCollective + stati
 
 /// One device class's lanes.
 struct ClassLanes {
-    std::array<std::vector<Span>, 2> spans;               ///< per stream, sorted by start
+    std::array<std::vector<Span>, 2> spans;               ///< per stream (streamIndex), sorted by start
     std::array<std::vector<std::size_t>, 2> events;       ///< per stream: index into the class's events
     std::array<std::map<int, std::vector<std::size_t>>, 2> spansOfOp; ///< per stream: op id -> span indices
     std::vector<ScheduleUnit> units;                      ///< pipelined: the schedule diagram's units, by start
@@ -47,10 +50,10 @@ struct TimelineData {
     const ClassLanes& lanes(int device) const {
         return classes[static_cast<std::size_t>(sim->classOfDevice[static_cast<std::size_t>(device)])];
     }
-    /// The spans of `device`'s `stream` lane (kScheduleStream: the schedule units').
-    const std::vector<Span>& laneSpans(int device, int stream) const;
+    /// The spans of `device`'s `lane` (Lane::Schedule: the schedule units').
+    const std::vector<Span>& laneSpans(int device, Lane lane) const;
     /// The event behind span `index` of `device`'s compute or communication lane.
-    const SimEvent& event(int device, int stream, std::size_t index) const;
+    const SimEvent& event(int device, Lane lane, std::size_t index) const;
     /// True when the plan is pipelined (the lanes include the schedule diagram).
     bool pipelined() const { return devicesPerStage > 0; }
 };

@@ -10,13 +10,14 @@ TimelineRows::TimelineRows(int devices, int perNode, const std::vector<bool>& fo
     double y = 0;
     for (int first = 0; first < devices; first += perNode) {
         const int node = first / perNode;
-        rows_.push_back(TimelineRow{node, -1, 0, y, headerHeight});
+        rows_.push_back(TimelineRow{node, -1, Lane::Compute, y, headerHeight});
         y += headerHeight;
         if (static_cast<std::size_t>(node) < folded.size() && folded[static_cast<std::size_t>(node)])
             continue;
         for (int d = first; d < std::min(devices, first + perNode); ++d)
-            for (int stream : scheduleLane ? std::vector<int>{2, 0, 1} : std::vector<int>{0, 1}) {
-                rows_.push_back(TimelineRow{node, d, stream, y, laneHeight});
+            for (Lane lane : scheduleLane ? std::vector<Lane>{Lane::Schedule, Lane::Compute, Lane::Comm}
+                                          : std::vector<Lane>{Lane::Compute, Lane::Comm}) {
+                rows_.push_back(TimelineRow{node, d, lane, y, laneHeight});
                 y += laneHeight;
             }
     }
@@ -31,9 +32,9 @@ int TimelineRows::rowAt(double y) const {
     return y < it->y + it->height ? static_cast<int>(it - rows_.begin()) : -1;
 }
 
-int TimelineRows::rowOf(int device, int stream) const {
+int TimelineRows::rowOf(int device, Lane lane) const {
     for (std::size_t i = 0; i < rows_.size(); ++i)
-        if (rows_[i].device == device && rows_[i].stream == stream)
+        if (rows_[i].device == device && rows_[i].lane == lane)
             return static_cast<int>(i);
     return -1;
 }

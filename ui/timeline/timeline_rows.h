@@ -1,17 +1,20 @@
 #pragma once
 // The timeline's rows, top to bottom: per node a header, then, unless the node is folded, per device
-// a compute lane and a communication lane (pipelined plans: first the schedule lane, stream 2).
+// a compute lane and a communication lane (pipelined plans: first the schedule lane).
 // Plain geometry, tested on its own.
 
 #include <vector>
 
 namespace shardscope::ui {
 
+/// The lanes a device has: the simulator's two streams and, for pipelined plans, the schedule diagram.
+enum class Lane { Compute, Comm, Schedule };
+
 /// One row: a node header (device -1) or a device's lane.
 struct TimelineRow {
     int node = 0;
     int device = -1;
-    int stream = 0;    ///< 0 compute, 1 communication, 2 schedule (kScheduleStream)
+    Lane lane = Lane::Compute; ///< which lane (node headers: Compute)
     double y = 0;
     double height = 0;
 };
@@ -31,8 +34,8 @@ public:
     double height() const { return height_; }
     /// The row containing `y`, or -1.
     int rowAt(double y) const;
-    /// The row of `device`'s `stream` lane, or -1 when its node is folded.
-    int rowOf(int device, int stream) const;
+    /// The row of `device`'s `lane`, or -1 when its node is folded.
+    int rowOf(int device, Lane lane) const;
 
 private:
     std::vector<TimelineRow> rows_;

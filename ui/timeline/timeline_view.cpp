@@ -27,8 +27,8 @@ constexpr double kHeader = 17;
 /// Scroll bars count pixels in int: keep the whole step under this many pixels.
 constexpr double kMaxPixels = 1.5e9;
 
-QString streamName(int stream) {
-    return stream == 0 ? QStringLiteral("compute") : stream == 1 ? QStringLiteral("comm") : QStringLiteral("schedule");
+QString laneName(Lane lane) {
+    return lane == Lane::Compute ? QStringLiteral("compute") : lane == Lane::Comm ? QStringLiteral("comm") : QStringLiteral("schedule");
 }
 
 /// ", stage 3" (or ", stages 2-3") for node `node` of a pipelined plan; empty without pipelining.
@@ -178,12 +178,13 @@ void TimelineView::onSelection() {
     if (!data_ || !op)
         return;
     // Bring the op's first event on the selected device into view if none of it is visible.
-    for (int stream = 0; stream < 2; ++stream) {
+    for (Lane lane : {Lane::Compute, Lane::Comm}) {
+        const std::size_t stream = streamIndex(lane);
         const ClassLanes& lanes = data_->lanes(device_);
-        const auto it = lanes.spansOfOp[static_cast<std::size_t>(stream)].find(op->value);
-        if (it == lanes.spansOfOp[static_cast<std::size_t>(stream)].end())
+        const auto it = lanes.spansOfOp[stream].find(op->value);
+        if (it == lanes.spansOfOp[stream].end())
             continue;
-        const auto& spans = lanes.spans[static_cast<std::size_t>(stream)];
+        const auto& spans = lanes.spans[stream];
         const double t0 = axis_.time(0), t1 = axis_.time(timeWidth());
         for (std::size_t i : it->second)
             if (spans[i].end > t0 && spans[i].start < t1)
@@ -208,7 +209,7 @@ TimelineView::Hit TimelineView::hitAt(const QPoint& pos) const {
     const TimelineRow& row = rows_.rows()[static_cast<std::size_t>(hit.row)];
     if (row.device < 0)
         return hit;
-    const auto& spans = data_->laneSpans(row.device, row.stream);
+    const auto& spans = data_->laneSpans(row.device, row.lane);
     // Within a pixel's reach, so narrow spans can be picked too.
     const double t = axis_.time(pos.x() - kGutter);
     hit.span = spanAt(spans, t);
@@ -221,7 +222,7 @@ TimelineView::Hit TimelineView::hitAt(const QPoint& pos) const {
 std::optional<QPoint> TimelineView::pointOf(int device, const SimEvent& event) const {
     if (!data_)
         return std::nullopt;
-    const int row = rows_.rowOf(device, static_cast<int>(event.stream));
+    const int row = rows_.rowOf(device, laneOf(event.stream));
     if (row < 0)
         return std::nullopt;
     const TimelineRow& r = rows_.rows()[static_cast<std::size_t>(row)];
@@ -281,7 +282,7 @@ void TimelineView::paintLanes(QPainter& p, const QSize& size) const {
     // On screen, devices of one class share their lanes' pictures; a vector export (SVG) draws
     // every lane, so its text stays text.
     const bool raster = p.paintEngine()->type() != QPaintEngine::SVG;
-    std::map<std::pair<int, int>, QImage> strips;
+    std::map<std::pair<int, Lane>, QImage> strips;
     for (std::size_t i = static_cast<std::size_t>(first); i < rows.size(); ++i) {
         const TimelineRow& row = rows[i];
         const double y = top + row.y - scroll;
@@ -301,7 +302,7 @@ void TimelineView::paintLanes(QPainter& p, const QSize& size) const {
                 p.save();
                 p.setClipRect(QRectF(kGutter, y, width, h));
                 p.translate(kGutter, 0);
-                paintUnits(p, first, bucketLane(data_->laneSpans(first, kScheduleStream), axis_, width), y + 2, h - 4);
+                paintUnits(p, first, bucketLane(data_->laneSpans(first, Lane::Schedule), axis_, width), y + 2, h - 4);
                 p.restore();
             }
             continue;
@@ -310,31 +311,31 @@ void TimelineView::paintLanes(QPainter& p, const QSize& size) const {
             p.fillRect(QRectF(0, y, size.width(), h), QColor(255, 248, 225));
         p.setPen(QColor(70, 70, 80));
         p.drawText(QRectF(14, y, kGutter - 16, h), Qt::AlignVCenter,
-                   tr("rank %1 %2").arg(row.device % data_->devicesPerNode).arg(streamName(row.stream)));
+                   tr("rank %1 %2").arg(row.device % data_->devicesPerNode).arg(laneName(row.lane)));
         const ClassLanes& lanes = data_->lanes(row.device);
-        const auto& spans = data_->laneSpans(row.device, row.stream);
+        const auto& spans = data_->laneSpans(row.device, row.lane);
         p.save();
         p.setClipRect(QRectF(kGutter, y, width, h));
         p.translate(kGutter, 0);
         const int cls = data_->sim->classOfDevice[static_cast<std::size_t>(row.device)];
         if (raster) {
             // One picture per (class, stream) lane, drawn once and copied to every device of the class.
-            auto strip = strips.find({cls, row.stream});
+            auto strip = strips.find({cls, row.lane});
             if (strip == strips.end()) {
                 QImage image(QSize(static_cast<int>(width), static_cast<int>(kLane - 3)), QImage::Format_ARGB32_Premultiplied);
                 image.fill(Qt::transparent);
                 QPainter ip(&image);
                 ip.setFont(f);
-                paintSpans(ip, row.device, row.stream, bucketLane(spans, axis_, width), 0, kLane - 3);
-                strip = strips.emplace(std::make_pair(cls, row.stream), std::move(image)).first;
+                paintSpans(ip, row.device, row.lane, bucketLane(spans, axis_, width), 0, kLane - 3);
+                strip = strips.emplace(std::make_pair(cls, row.lane), std::move(image)).first;
             }
             p.drawImage(QPointF(0, y + 1.5), strip->second);
         } else {
-            paintSpans(p, row.device, row.stream, bucketLane(spans, axis_, width), y + 1.5, h - 3);
+            paintSpans(p, row.device, row.lane, bucketLane(spans, axis_, width), y + 1.5, h - 3);
         }
-        if (selected && row.stream != kScheduleStream) {
-            const auto it = lanes.spansOfOp[static_cast<std::size_t>(row.stream)].find(selected->value);
-            if (it != lanes.spansOfOp[static_cast<std::size_t>(row.stream)].end()) {
+        if (selected && row.lane != Lane::Schedule) {
+            const auto it = lanes.spansOfOp[streamIndex(row.lane)].find(selected->value);
+            if (it != lanes.spansOfOp[streamIndex(row.lane)].end()) {
                 p.setPen(QPen(QColor(10, 10, 10), 2));
                 p.setBrush(Qt::NoBrush);
                 const double t0 = axis_.time(0), t1 = axis_.time(width);
@@ -353,9 +354,9 @@ void TimelineView::paintLanes(QPainter& p, const QSize& size) const {
     p.drawLine(QPointF(kGutter - 0.5, top), QPointF(kGutter - 0.5, bottom));
 }
 
-void TimelineView::paintSpans(QPainter& p, int device, int stream, const std::vector<Bucket>& buckets, double y,
+void TimelineView::paintSpans(QPainter& p, int device, Lane lane, const std::vector<Bucket>& buckets, double y,
                               double h) const {
-    if (stream == kScheduleStream) {
+    if (lane == Lane::Schedule) {
         paintUnits(p, device, buckets, y, h);
         return;
     }
@@ -363,7 +364,7 @@ void TimelineView::paintSpans(QPainter& p, int device, int stream, const std::ve
         const QRectF r(b.x0, y, std::max(1.0, b.x1 - b.x0), h);
         p.fillRect(r, spanColor(b.kind));
         if (b.count == 1 && r.width() > 40) {
-            const SimEvent& e = data_->event(device, stream, b.first);
+            const SimEvent& e = data_->event(device, lane, b.first);
             p.setPen(Qt::white);
             p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter,
                        p.fontMetrics().elidedText(q(e.name), Qt::ElideRight, int(r.width() - 5)));
@@ -465,8 +466,8 @@ void TimelineView::mousePressEvent(QMouseEvent* event) {
             return;
         }
         selectDevice(row.device);
-        if (hit.span >= 0 && row.stream != kScheduleStream) {
-            const SimEvent& e = data_->event(row.device, row.stream, static_cast<std::size_t>(hit.span));
+        if (hit.span >= 0 && row.lane != Lane::Schedule) {
+            const SimEvent& e = data_->event(row.device, row.lane, static_cast<std::size_t>(hit.span));
             if (e.op.valid())
                 session_->selectOp(e.op);
         }
@@ -535,11 +536,11 @@ bool TimelineView::viewportEvent(QEvent* event) {
             return true;
         }
         const TimelineRow& row = rows_.rows()[static_cast<std::size_t>(hit.row)];
-        if (row.stream == kScheduleStream) {
+        if (row.lane == Lane::Schedule) {
             QToolTip::showText(help->globalPos(), unitTip(row.device, static_cast<std::size_t>(hit.span)), viewport());
             return true;
         }
-        const SimEvent& e = data_->event(row.device, row.stream, static_cast<std::size_t>(hit.span));
+        const SimEvent& e = data_->event(row.device, row.lane, static_cast<std::size_t>(hit.span));
         QString text = tr("<b>%1</b><br>%2, %3, micro-batch %4<br>start %5, duration %6")
                            .arg(q(e.name).toHtmlEscaped(),
                                 e.collective ? q(collectiveName(e.kind)) : tr("compute"), q(phaseName(e.phase)))

@@ -82,7 +82,7 @@ private:
     void onSelection();
     void paintRuler(QPainter& p, const QSize& size) const;
     void paintLanes(QPainter& p, const QSize& size) const;
-    void paintSpans(QPainter& p, int device, int stream, const std::vector<Bucket>& buckets, double y, double h) const;
+    void paintSpans(QPainter& p, int device, Lane lane, const std::vector<Bucket>& buckets, double y, double h) const;
     /// The schedule lane: one labelled block per micro-batch's forward or backward through a chunk.
     void paintUnits(QPainter& p, int device, const std::vector<Bucket>& buckets, double y, double h) const;
     /// The tooltip of schedule unit `index` of `device`.
