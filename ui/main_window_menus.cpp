@@ -43,8 +43,8 @@ void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     connect(menuAction(file, tr("Open &Model..."), QKeySequence::Open, tr("A built-in model, or a model file")),
             &QAction::triggered, this, [this] {
-                const QString current = session_.loaded() && session_.state().problem->builder
-                                            ? q(session_.state().problem->model.spec)
+                const QString current = session_.loaded() && session_.state().problem->source.builder
+                                            ? q(session_.state().problem->source.request.spec)
                                             : QStringLiteral("gpt2-small");
                 OpenModelDialog dialog(current, this);
                 if (dialog.exec() != QDialog::Accepted)
@@ -178,8 +178,8 @@ void MainWindow::exportPlanForFramework() {
     const PlanState& state = session_.state();
     const Problem& problem = *state.problem;
     std::optional<ExportBatch> batch;
-    if (problem.builder)
-        batch = ExportBatch{problem.builder->params.batch, problem.builder->params.seq};
+    if (const auto& builder = problem.source.builder)
+        batch = ExportBatch{builder->params.batch, builder->params.seq};
     PlanExportDialog dialog(problem.graph, state.plan, batch, q(problem.graph.name), this);
     dialog.exec();
 }

@@ -17,7 +17,7 @@ int runExport(const CliOptions& options, std::ostream& out) {
     const Scenario s = loadScenario(options.scenario);
     // The per-step batch: the builder's (a preset, its --set batch=, or a Hugging Face config's).
     std::optional<ExportBatch> batch;
-    if (const auto builder = resolveBuilder(options.scenario.model))
+    if (const auto& builder = s.source.builder)
         batch = ExportBatch{builder->params.batch, builder->params.seq};
     const std::string text = exportPlan(*format, s.graph, s.plan, batch);
     if (options.out.empty())

@@ -25,7 +25,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     request.cluster = &s.cluster;
     request.settings = s.plan.settings;
     request.open = options.open;
-    request.family = graphFamilyOf(options.scenario.model);
+    request.family = graphFamilyOf(s.source);
     request.algorithm = parseAlgorithm(options.algorithm);
     request.threads = options.threads;
     if (!options.meshAuto)

@@ -83,7 +83,7 @@ RunPrediction predictRun(const MeasuredRun& run) {
 
 RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
     try {
-        const ModelRequest request{run.model, run.sets, run.batch};
+        const ModelSource source = readModelSource(ModelRequest{run.model, run.sets, run.batch});
         const Cluster cluster = withNodes(base, run.nodes);
         const Mesh mesh = Mesh::parse(run.mesh);
         const auto data = mesh.axisOf(AxisRole::Data);
@@ -93,7 +93,7 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
                              std::to_string(replicas) + " data-parallel ranks");
         RunPrediction best;
         for (int m : microbatchCounts(run.microbatches, run.batch / replicas)) {
-            const Graph g = loadModel(request, m);
+            const Graph g = source.build(m);
             StepSettings settings;
             settings.recompute = run.recompute;
             settings.attention = run.attention;

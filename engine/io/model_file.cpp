@@ -33,10 +33,9 @@ std::vector<TensorId> tensorList(const JsonFields& in, const json& op, const std
 
 } // namespace
 
-/// The reading itself; parseModelJson turns stray JSON type errors into input errors.
-static Graph parseModelJsonUnguarded(const std::string& text, const std::string& source) {
+/// The reading itself; parseModelDocument turns stray JSON type errors into input errors.
+static Graph parseModelDocumentUnguarded(const json& doc, const std::string& source) {
     const JsonFields in(source);
-    const json doc = in.parse(text);
     in.checkHeader(doc, "shardscope-model");
     in.checkKnown(doc, "", {"format", "version", "name", "tensors", "ops"});
     Graph g;
@@ -129,8 +128,12 @@ static Graph parseModelJsonUnguarded(const std::string& text, const std::string&
     return g;
 }
 
+Graph parseModelDocument(const nlohmann::json& doc, const std::string& source) {
+    return guardJson(source, [&] { return parseModelDocumentUnguarded(doc, source); });
+}
+
 Graph parseModelJson(const std::string& text, const std::string& source) {
-    return guardJson(source, [&] { return parseModelJsonUnguarded(text, source); });
+    return parseModelDocument(JsonFields(source).parse(text), source);
 }
 
 std::string modelToJson(const Graph& g) {
@@ -191,42 +194,58 @@ bool isOnnx(const std::string& spec) { return spec.size() >= 5 && spec.substr(sp
 
 } // namespace
 
-std::optional<BuilderModel> resolveBuilder(const ModelRequest& request) {
+ModelSource readModelSource(const ModelRequest& request) {
     const std::string& spec = request.spec;
     if (spec.empty())
         throw InputError("--model: missing (a preset name, a *.model.json file or a Hugging Face config.json)");
-    std::optional<BuilderModel> out;
+    ModelSource out;
+    out.request = request;
     if (!isModelFile(spec)) {
         const ModelPreset& preset = modelPreset(spec);
-        out = BuilderModel{preset.family, preset.params, preset.name};
-    } else if (!isOnnx(spec)) {
-        const std::string text = readTextFile(spec);
-        const nlohmann::json doc = JsonFields(spec).parse(text);
-        if (doc.is_object() && doc.contains("model_type")) {
-            const HfModel hf = parseHfConfig(doc, spec);
-            out = BuilderModel{hf.family, hf.params, hf.name};
+        out.builder = BuilderModel{preset.family, preset.params, preset.name};
+    } else if (isOnnx(spec)) {
+        out.onnx = true;
+    } else {
+        auto doc = std::make_shared<json>(JsonFields(spec).parse(readTextFile(spec)));
+        if (doc->is_object() && doc->contains("model_type")) {
+            const HfModel hf = parseHfConfig(*doc, spec);
+            out.builder = BuilderModel{hf.family, hf.params, hf.name};
+        } else {
+            out.document = std::move(doc);
         }
     }
-    if (out) {
-        out->params.apply(request.sets);
+    if (out.builder) {
+        out.builder->params.apply(request.sets);
         if (request.batch)
-            out->params.batch = *request.batch;
+            out.builder->params.batch = *request.batch;
     }
     return out;
 }
 
-Graph loadModel(const ModelRequest& request, int microbatches) {
-    if (const auto builder = resolveBuilder(request))
+ModelSource ModelSource::withBatch(std::optional<int> batch) const {
+    ModelSource out = *this;
+    out.request.batch = batch;
+    if (out.builder && batch)
+        out.builder->params.batch = *batch;
+    return out;
+}
+
+Graph ModelSource::build(int microbatches) const {
+    if (builder)
         return buildModel(builder->family, builder->params, microbatches, builder->name);
     const std::string& spec = request.spec;
-    if (isOnnx(spec))
+    if (onnx)
         return importOnnx(spec, request.sets, request.batch, microbatches).graph;
     if (!request.sets.empty())
         throw InputError("--set applies to presets and Hugging Face configs; " + spec + " fixes its own shapes");
     if (request.batch || microbatches != 1)
         throw InputError("--batch and --microbatches apply to presets and Hugging Face configs; " + spec +
                          " fixes its own batch");
-    return parseModelJson(readTextFile(spec), spec);
+    return parseModelDocument(*document, spec);
 }
+
+std::optional<BuilderModel> resolveBuilder(const ModelRequest& request) { return readModelSource(request).builder; }
+
+Graph loadModel(const ModelRequest& request, int microbatches) { return readModelSource(request).build(microbatches); }
 
 } // namespace shardscope

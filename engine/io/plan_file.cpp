@@ -53,10 +53,9 @@ json tacticStepToJson(const TacticStep& s) {
                 {"decided_axes", s.decidedAxes}};
 }
 
-/// The reading itself; parsePlanJson turns stray JSON type errors into input errors.
-static Plan parsePlanJsonUnguarded(const std::string& text, const std::string& source, const Graph& graph) {
+/// The reading itself; parsePlanDocument turns stray JSON type errors into input errors.
+static Plan parsePlanDocumentUnguarded(const json& doc, const std::string& source, const Graph& graph) {
     const JsonFields in(source);
-    const json doc = in.parse(text);
     in.checkHeader(doc, "shardscope-plan");
     in.checkKnown(doc, "", {"format", "version", "name", "model", "mesh", "settings", "strategies", "tactics", "cost", "why",
                             "pipeline"});
@@ -217,8 +216,12 @@ static Plan parsePlanJsonUnguarded(const std::string& text, const std::string& s
     return plan;
 }
 
+Plan parsePlanDocument(const nlohmann::json& doc, const std::string& source, const Graph& graph) {
+    return guardJson(source, [&] { return parsePlanDocumentUnguarded(doc, source, graph); });
+}
+
 Plan parsePlanJson(const std::string& text, const std::string& source, const Graph& graph) {
-    return guardJson(source, [&] { return parsePlanJsonUnguarded(text, source, graph); });
+    return parsePlanDocument(JsonFields(source).parse(text), source, graph);
 }
 
 std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation) {

@@ -13,6 +13,8 @@ namespace shardscope {
 /// Parses a plan for `graph`; strategies are matched to ops by name and factor names. Throws
 /// InputError naming the op or field (an op of the model missing from the plan, an unknown factor...).
 Plan parsePlanJson(const std::string& text, const std::string& source, const Graph& graph);
+/// Reads a parsed plan document, as parsePlanJson.
+Plan parsePlanDocument(const nlohmann::json& doc, const std::string& source, const Graph& graph);
 /// The plan as JSON, with the cost summary of `evaluation` if given.
 std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation);
 /// One tactic step's figures as the plan file stores them: {step_time_s, analytic_step_time_s,

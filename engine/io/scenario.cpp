@@ -11,25 +11,23 @@
 
 namespace shardscope {
 
-ModelWithPlan loadPlanWithModel(const ModelRequest& model, const std::string& planPath) {
+ModelWithPlan loadPlanWithModel(const ModelSource& model, const std::string& planPath) {
     // The plan's settings decide the micro-batch count, so read them before building the model.
-    const std::string text = readTextFile(planPath);
-    const JsonFields probe(planPath);
-    const auto doc = probe.parse(text);
+    const auto doc = JsonFields(planPath).parse(readTextFile(planPath));
     int micro = 1;
     if (doc.is_object() && doc.contains("settings") && doc["settings"].is_object() &&
         doc["settings"].contains("microbatches") && doc["settings"]["microbatches"].is_number_integer())
         micro = std::max(1, doc["settings"]["microbatches"].get<int>());
-    ModelWithPlan out{loadModel(model, micro), Plan{}};
-    out.plan = parsePlanJson(text, planPath, out.graph);
+    ModelWithPlan out{model.build(micro), Plan{}};
+    out.plan = parsePlanDocument(doc, planPath, out.graph);
     return out;
 }
 
 Scenario loadScenario(const ScenarioRequest& request) {
-    Scenario s{Graph{}, loadCluster(request.cluster, request.nodes), Plan{}};
+    Scenario s{readModelSource(request.model), Graph{}, loadCluster(request.cluster, request.nodes), Plan{}};
     const bool planFile = !isBaselineSpec(request.strategy);
     if (planFile) {
-        ModelWithPlan loaded = loadPlanWithModel(request.model, request.strategy);
+        ModelWithPlan loaded = loadPlanWithModel(s.source, request.strategy);
         const int micro = loaded.plan.settings.microbatches;
         if (request.microbatches && *request.microbatches != micro)
             throw InputError("--microbatches " + std::to_string(*request.microbatches) + " contradicts " +
@@ -61,7 +59,7 @@ Scenario loadScenario(const ScenarioRequest& request) {
         settings.virtualStages = request.virtualStages.value_or(1);
         settings.schedule = request.schedule.value_or(settings.virtualStages > 1 ? Schedule::Interleaved
                                                                                : Schedule::OneFOneB);
-        s.graph = loadModel(request.model, settings.microbatches);
+        s.graph = s.source.build(settings.microbatches);
         const Mesh mesh = request.mesh.empty() ? Mesh{{MeshAxis::of(AxisRole::Data, s.cluster.deviceCount())}}
                                                : Mesh::parse(request.mesh);
         mesh.verify(s.cluster.deviceCount(), s.cluster.name);

@@ -34,6 +34,7 @@ struct ScenarioRequest {
 
 /// A loaded model, cluster and plan that agree with each other.
 struct Scenario {
+    ModelSource source;   ///< the model as read, to build it again for another batch or micro-batch count
     Graph graph;
     Cluster cluster;
     Plan plan;
@@ -45,9 +46,9 @@ struct ModelWithPlan {
     Plan plan;
 };
 
-/// Reads the plan file `planPath` and builds `model` with the plan's micro-batch count, then matches
-/// the plan to it. Throws InputError naming the file, field or op.
-ModelWithPlan loadPlanWithModel(const ModelRequest& model, const std::string& planPath);
+/// Reads the plan file `planPath` once and builds `model` with the plan's micro-batch count, then
+/// matches the plan to it. Throws InputError naming the file, field or op.
+ModelWithPlan loadPlanWithModel(const ModelSource& model, const std::string& planPath);
 
 /// Loads and checks everything: the mesh fits the cluster, the plan fits the model. A plan file brings
 /// its own mesh and settings; a --mesh or setting that contradicts it is an error.

@@ -27,14 +27,14 @@ std::shared_ptr<const GraphVariant> GraphCache::get(int microbatches) {
     return v;
 }
 
-std::optional<GraphFamily> graphFamilyOf(const ModelRequest& request) {
-    if (const auto builder = resolveBuilder(request))
+std::optional<GraphFamily> graphFamilyOf(const ModelSource& source) {
+    if (const auto& builder = source.builder)
         return GraphFamily{builder->params.batch, [builder](int micro) {
                                return buildModel(builder->family, builder->params, micro, builder->name);
                            }};
-    const std::string& spec = request.spec;
-    if (spec.size() < 5 || spec.substr(spec.size() - 5) != ".onnx")
+    if (!source.onnx)
         return std::nullopt;
+    const ModelRequest& request = source.request;
     std::optional<int> batch = request.batch;
     for (const std::string& s : request.sets)
         if (s.rfind("batch=", 0) == 0 && s.size() > 6 && s.size() <= 15 &&
@@ -42,7 +42,7 @@ std::optional<GraphFamily> graphFamilyOf(const ModelRequest& request) {
             batch = std::stoi(s.substr(6));
     if (!batch)
         return std::nullopt;
-    return GraphFamily{*batch, [request](int micro) { return loadModel(request, micro); }};
+    return GraphFamily{*batch, [source](int micro) { return source.build(micro); }};
 }
 
 } // namespace shardscope

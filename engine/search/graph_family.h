@@ -20,9 +20,9 @@ struct GraphFamily {
     std::function<Graph(int microbatches)> build; ///< throws InputError when the count does not divide
 };
 
-/// The family of `request`'s model: a preset's or Hugging Face config's builder, or an ONNX file
+/// The family of `source`'s model: a preset's or Hugging Face config's builder, or an ONNX file
 /// whose batch is bound (--set batch=B); nullopt for a model that fixes its own batch.
-std::optional<GraphFamily> graphFamilyOf(const ModelRequest& request);
+std::optional<GraphFamily> graphFamilyOf(const ModelSource& source);
 
 /// One micro-batch count's graph and its repeated blocks (null when folding is off or none repeat).
 struct GraphVariant {

@@ -218,6 +218,16 @@ private slots:
         QCOMPARE(sniffFileKind(odd.toStdString()), FileKind::Unknown);
         writeFileAtomically(odd.toStdString(), "{ not json");
         QCOMPARE(sniffFileKind(odd.toStdString()), FileKind::Unknown);
+        QCOMPARE(kind("tactics/bp.tactics.json"), FileKind::Tactics);
+        // Only a top-level field counts: a nested "format" or "model_type" does not.
+        writeFileAtomically(odd.toStdString(),
+                            R"({"meta":{"format":"shardscope-plan","model_type":"gpt2"},"format":"shardscope-cluster"})");
+        QCOMPARE(sniffFileKind(odd.toStdString()), FileKind::Cluster);
+        writeFileAtomically(odd.toStdString(), R"([{"format":"shardscope-plan"}])");
+        QCOMPARE(sniffFileKind(odd.toStdString()), FileKind::Unknown);
+        // The kind is told from the head: what follows the field is the loader's to read (and refuse).
+        writeFileAtomically(odd.toStdString(), R"({"format":"shardscope-plan", "version": 1, )" + std::string(1 << 20, '@'));
+        QCOMPARE(sniffFileKind(odd.toStdString()), FileKind::Plan);
     }
     void atomicWriteReplacesWhole() {
         QTemporaryDir dir;

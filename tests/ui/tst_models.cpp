@@ -18,7 +18,7 @@ using namespace shardscope::ui;
 namespace {
 
 PlanState megatronState(const char* model) {
-    auto problem = loadProblem(ModelRequest{model, {"layers=2"}, std::nullopt}, "dgx-a100", std::nullopt, 1);
+    auto problem = loadProblem(readModelSource(ModelRequest{model, {"layers=2"}, std::nullopt}), "dgx-a100", std::nullopt, 1);
     return costPlan(problem, baselinePlan(problem->graph, Mesh::parse("data=4,model=2"), "megatron", {}));
 }
 

@@ -17,6 +17,9 @@ namespace shardscope::ui {
 
 namespace {
 
+/// The mesh field's entry for "every candidate mesh" (SearchSettings::mesh nullopt).
+QString autoMeshText() { return QStringLiteral("auto"); }
+
 QLabel* caption(const QString& text, QWidget* parent) {
     auto* l = new QLabel(text, parent);
     l->setContentsMargins(8, 0, 3, 0);
@@ -156,7 +159,7 @@ std::variant<SearchSettings, QString> SearchBar::settings() const {
     s.bucketBytes = session_->searchSettings().bucketBytes; // the timeline panel's setting
     s.algorithm = SearchAlgorithm(algorithm_->currentData().toInt());
     const QString mesh = mesh_->currentText().trimmed();
-    if (!mesh.isEmpty() && mesh != QStringLiteral("auto")) {
+    if (!mesh.isEmpty() && mesh != autoMeshText()) {
         try {
             s.mesh = Mesh::parse(mesh.toStdString());
         } catch (const InputError& e) {
@@ -184,7 +187,7 @@ std::variant<SearchSettings, QString> SearchBar::settings() const {
 void SearchBar::setSettings(const SearchSettings& s) {
     updating_ = true;
     algorithm_->setCurrentIndex(std::max(0, algorithm_->findData(int(s.algorithm))));
-    mesh_->setCurrentText(s.mesh ? q(s.mesh->toString()) : QStringLiteral("auto"));
+    mesh_->setCurrentText(s.mesh ? q(s.mesh->toString()) : autoMeshText());
     const auto problem = session_->state().problem;
     if (s.batch > 0)
         batch_->setValue(s.batch);
@@ -208,7 +211,7 @@ void SearchBar::onProblemChanged() {
     updating_ = true;
     const QString keep = mesh_->currentText();
     mesh_->clear();
-    mesh_->addItem(QStringLiteral("auto"));
+    mesh_->addItem(autoMeshText());
     if (problem) {
         const int devices = problem->cluster.deviceCount(), perNode = problem->cluster.devicesPerNode();
         for (const Mesh& m : candidateMeshes(devices, perNode))
@@ -217,7 +220,7 @@ void SearchBar::onProblemChanged() {
         for (const Mesh& m : pipelinedMeshes(devices, perNode, blocks ? blocks->count() : 0))
             mesh_->addItem(q(m.toString()));
     }
-    mesh_->setCurrentText(keep.isEmpty() ? QStringLiteral("auto") : keep);
+    mesh_->setCurrentText(keep.isEmpty() ? autoMeshText() : keep);
     const bool batchEditable = problem && problem->globalBatch();
     batch_->setEnabled(batchEditable);
     microbatches_->setEnabled(batchEditable);

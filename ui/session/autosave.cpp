@@ -37,13 +37,13 @@ std::string scenarioText(const Problem& problem, const QString& originalPlan) {
     QJsonObject o;
     o[QStringLiteral("format")] = QStringLiteral("shardscope-autosave");
     o[QStringLiteral("version")] = 1;
-    o[QStringLiteral("model")] = portable(problem.model.spec);
+    o[QStringLiteral("model")] = portable(problem.source.request.spec);
     QJsonArray sets;
-    for (const std::string& s : problem.model.sets)
+    for (const std::string& s : problem.source.request.sets)
         sets.append(q(s));
     o[QStringLiteral("sets")] = sets;
-    if (problem.model.batch)
-        o[QStringLiteral("batch")] = *problem.model.batch;
+    if (problem.source.request.batch)
+        o[QStringLiteral("batch")] = *problem.source.request.batch;
     o[QStringLiteral("cluster")] = portable(problem.clusterSpec);
     if (problem.nodes)
         o[QStringLiteral("nodes")] = *problem.nodes;

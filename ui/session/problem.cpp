@@ -4,32 +4,29 @@
 
 namespace shardscope::ui {
 
-std::shared_ptr<const Problem> makeProblem(Graph graph, Cluster cluster, const ModelRequest& model,
+std::shared_ptr<const Problem> makeProblem(Graph graph, Cluster cluster, ModelSource source,
                                            const std::string& clusterSpec, std::optional<int> nodes, int microbatches) {
     auto p = std::make_shared<Problem>();
     p->graph = std::move(graph);
     p->cluster = std::move(cluster);
-    p->model = model;
+    p->source = std::move(source);
     p->clusterSpec = clusterSpec;
     p->nodes = nodes;
-    p->builder = resolveBuilder(model);
     p->microbatches = microbatches;
     p->edges = graphEdges(p->graph);
     p->blocks = findRepeatedBlocks(p->graph);
     return p;
 }
 
-std::shared_ptr<const Problem> loadProblem(const ModelRequest& model, const std::string& clusterSpec,
+std::shared_ptr<const Problem> loadProblem(const ModelSource& source, const std::string& clusterSpec,
                                            std::optional<int> nodes, int microbatches) {
     Cluster cluster = loadCluster(clusterSpec, nodes);
-    return makeProblem(loadModel(model, microbatches), std::move(cluster), model, clusterSpec, nodes, microbatches);
+    return makeProblem(source.build(microbatches), std::move(cluster), source, clusterSpec, nodes, microbatches);
 }
 
 std::shared_ptr<const Problem> rebuiltProblem(const Problem& base, std::optional<int> batch, int microbatches) {
-    ModelRequest model = base.model;
-    if (batch)
-        model.batch = batch;
-    return makeProblem(loadModel(model, microbatches), base.cluster, model, base.clusterSpec, base.nodes, microbatches);
+    const ModelSource source = batch ? base.source.withBatch(batch) : base.source;
+    return makeProblem(source.build(microbatches), base.cluster, source, base.clusterSpec, base.nodes, microbatches);
 }
 
 } // namespace shardscope::ui

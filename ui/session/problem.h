@@ -17,29 +17,29 @@ namespace shardscope::ui {
 struct Problem {
     Graph graph;                          ///< one micro-batch
     Cluster cluster;
-    ModelRequest model;
+    ModelSource source;                   ///< the model as read: its request, and its builder for presets
+                                          ///< and Hugging Face configs (nullopt for model files)
     std::string clusterSpec;              ///< preset name or file
     std::optional<int> nodes;
-    std::optional<BuilderModel> builder;  ///< presets and Hugging Face configs; nullopt for model files
     int microbatches = 1;
     std::vector<Edge> edges;              ///< graphEdges(graph)
     std::optional<RepeatedBlocks> blocks; ///< the repeated layers, if any
 
     /// The global batch the graph was built for, or nullopt when the model file fixes it.
     std::optional<int> globalBatch() const {
-        return builder ? std::optional<int>(builder->params.batch) : std::nullopt;
+        return source.builder ? std::optional<int>(source.builder->params.batch) : std::nullopt;
     }
 };
 
-/// A problem from an already built `graph` and `cluster`; `model`, `clusterSpec` and `nodes` say how
+/// A problem from an already built `graph` and `cluster`; `source`, `clusterSpec` and `nodes` say how
 /// they were loaded.
-std::shared_ptr<const Problem> makeProblem(Graph graph, Cluster cluster, const ModelRequest& model,
+std::shared_ptr<const Problem> makeProblem(Graph graph, Cluster cluster, ModelSource source,
                                            const std::string& clusterSpec, std::optional<int> nodes, int microbatches);
-/// Loads `model` for `microbatches` micro-batches on cluster `clusterSpec` scaled to `nodes`.
+/// Builds `source` for `microbatches` micro-batches on cluster `clusterSpec` scaled to `nodes`.
 /// Throws InputError naming the problem.
-std::shared_ptr<const Problem> loadProblem(const ModelRequest& model, const std::string& clusterSpec,
+std::shared_ptr<const Problem> loadProblem(const ModelSource& source, const std::string& clusterSpec,
                                            std::optional<int> nodes, int microbatches);
-/// `base` rebuilt from its model request with global batch `batch` (if set) and `microbatches`.
+/// `base` rebuilt from its model source with global batch `batch` (if set) and `microbatches`.
 /// Throws InputError naming the problem.
 std::shared_ptr<const Problem> rebuiltProblem(const Problem& base, std::optional<int> batch, int microbatches);
 

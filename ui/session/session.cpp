@@ -119,7 +119,7 @@ void Session::loadScenario(const ScenarioRequest& request, std::optional<QString
         tr("Loading %1").arg(q(request.model.spec)),
         [request](const JobContext&) {
             Scenario s = shardscope::loadScenario(request);
-            auto problem = makeProblem(std::move(s.graph), std::move(s.cluster), request.model, request.cluster,
+            auto problem = makeProblem(std::move(s.graph), std::move(s.cluster), std::move(s.source), request.cluster,
                                        request.nodes, s.plan.settings.microbatches);
             return costPlan(std::move(problem), std::move(s.plan));
         },
@@ -148,9 +148,10 @@ void Session::openModel(const ModelRequest& model) {
         [model, clusterSpec, nodes, mesh, settings](const JobContext&) {
             // A model file fixes its batch: it is built for one micro-batch.
             StepSettings use = settings;
-            if (!resolveBuilder(model))
+            const ModelSource source = readModelSource(model);
+            if (!source.builder)
                 use.microbatches = 1;
-            auto problem = loadProblem(model, clusterSpec, nodes, use.microbatches);
+            auto problem = loadProblem(source, clusterSpec, nodes, use.microbatches);
             const Mesh m = mesh ? *mesh : dataMesh(problem->cluster.deviceCount());
             return costPlan(problem, baselinePlan(problem->graph, m, "dp", use));
         },
@@ -174,7 +175,7 @@ void Session::openCluster(const std::string& spec, std::optional<int> nodes) {
         tr("Loading cluster %1").arg(q(spec)),
         [current, spec, nodes](const JobContext&) {
             const Problem& p = *current.problem;
-            auto problem = makeProblem(p.graph, loadCluster(spec, nodes), p.model, spec, nodes, p.microbatches);
+            auto problem = makeProblem(p.graph, loadCluster(spec, nodes), p.source, spec, nodes, p.microbatches);
             const int devices = problem->cluster.deviceCount();
             if (current.plan.mesh.deviceCount() == devices)
                 return costPlan(problem, current.plan);
@@ -197,11 +198,11 @@ void Session::openPlan(const QString& path) {
     jobs_.start<PlanState>(
         tr("Opening plan %1").arg(path),
         [problem, path](const JobContext&) {
-            ModelWithPlan loaded = loadPlanWithModel(problem->model, path.toStdString());
+            ModelWithPlan loaded = loadPlanWithModel(problem->source, path.toStdString());
             const int micro = loaded.plan.settings.microbatches;
             auto p = micro == problem->microbatches
                          ? problem
-                         : makeProblem(std::move(loaded.graph), problem->cluster, problem->model, problem->clusterSpec,
+                         : makeProblem(std::move(loaded.graph), problem->cluster, problem->source, problem->clusterSpec,
                                        problem->nodes, micro);
             return costPlan(p, std::move(loaded.plan));
         },
@@ -450,7 +451,7 @@ void Session::runSearch(bool aroundLocks) {
         aroundLocks ? tr("Re-searching around locks") : tr("Searching"),
         [current, locks, stageCut, blockStages, mesh, step, open, batch, algorithm, threads](const JobContext& context) {
             const Problem& base = *current.problem;
-            const bool fixedBatch = !base.builder;
+            const bool fixedBatch = !base.source.builder;
             const bool rebuild = !fixedBatch && ((batch && batch != base.globalBatch()) || step.microbatches != base.microbatches);
             StepSettings use = step;
             if (fixedBatch)
@@ -462,7 +463,7 @@ void Session::runSearch(bool aroundLocks) {
             r.mesh = mesh;
             r.settings = use;
             r.open = open;
-            if (problem->builder)
+            if (problem->source.builder)
                 r.family = GraphFamily{*problem->globalBatch(), [problem](int micro) {
                                            return rebuiltProblem(*problem, std::nullopt, micro)->graph;
                                        }};
@@ -479,7 +480,7 @@ void Session::runSearch(bool aroundLocks) {
             };
             auto result = search(r);
             // The search may have chosen another micro-batch count: the plan belongs to its graph.
-            if (result->plan.settings.microbatches != problem->microbatches && problem->builder)
+            if (result->plan.settings.microbatches != problem->microbatches && problem->source.builder)
                 problem = rebuiltProblem(*problem, std::nullopt, result->plan.settings.microbatches);
             return SearchOutcome{costPlan(problem, result->plan), result};
         },
