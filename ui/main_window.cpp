@@ -141,17 +141,17 @@ void MainWindow::openFile(const QString& path) {
     case FileKind::Model: {
         ModelRequest request;
         request.spec = path.toStdString();
-        session_.openModel(request);
+        session_.loads().openModel(request);
         break;
     }
     case FileKind::Cluster:
-        session_.openCluster(path.toStdString(), std::nullopt);
+        session_.loads().openCluster(path.toStdString(), std::nullopt);
         break;
     case FileKind::Plan:
-        session_.openPlan(path);
+        session_.loads().openPlan(path);
         break;
     case FileKind::Tactics:
-        session_.openTactics(path);
+        session_.tactics().open(path);
         showPanel(QStringLiteral("tactics"));
         break;
     case FileKind::Unknown:
@@ -167,7 +167,7 @@ void MainWindow::openFile(const QString& path) {
 bool MainWindow::savePlan() {
     if (session_.planPath().isEmpty())
         return savePlanAs();
-    const QString error = session_.savePlan(session_.planPath());
+    const QString error = session_.loads().savePlan(session_.planPath());
     if (!error.isEmpty()) {
         showError(error);
         return false;
@@ -200,7 +200,7 @@ bool MainWindow::offerRecovery() {
 }
 
 void MainWindow::recover(const RecoverablePlan& plan) {
-    session_.recoverScenario(autosave_.adopt(plan), plan.originalPlan);
+    session_.loads().recoverScenario(autosave_.adopt(plan), plan.originalPlan);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -273,9 +273,9 @@ void MainWindow::updateTitle() {
         return;
     }
     QString title = tr("%1 on %2 (%3 x %4) - %5")
-                        .arg(q(s.problem->graph.name), q(s.problem->cluster.name))
-                        .arg(s.problem->cluster.deviceCount())
-                        .arg(q(s.problem->cluster.device.name), q(s.plan.mesh.toString()));
+                        .arg(q(s.problem->graph->name), q(s.problem->cluster->name))
+                        .arg(s.problem->cluster->deviceCount())
+                        .arg(q(s.problem->cluster->device.name), q(s.plan.mesh.toString()));
     if (!session_.planPath().isEmpty())
         title += QStringLiteral(" - ") + QFileInfo(session_.planPath()).fileName();
     setWindowTitle(title + QStringLiteral("[*] - Shardscope"));

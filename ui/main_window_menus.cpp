@@ -50,7 +50,7 @@ void MainWindow::createMenus() {
                 if (dialog.exec() != QDialog::Accepted)
                     return;
                 const ModelRequest request = dialog.request();
-                session_.openModel(request);
+                session_.loads().openModel(request);
                 if (QFileInfo::exists(q(request.spec))) {
                     recent_.add(q(request.spec));
                     rebuildRecentMenu();
@@ -62,7 +62,7 @@ void MainWindow::createMenus() {
                 OpenClusterDialog dialog(problem ? q(problem->clusterSpec) : QStringLiteral("dgx-a100"),
                                          problem ? problem->nodes.value_or(1) : 1, this);
                 if (dialog.exec() == QDialog::Accepted)
-                    session_.openCluster(dialog.spec(), dialog.nodes());
+                    session_.loads().openCluster(dialog.spec(), dialog.nodes());
             });
     connect(menuAction(file, tr("Open &Plan..."), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O)), &QAction::triggered,
             this, [this] {
@@ -106,15 +106,15 @@ void MainWindow::createMenus() {
 
     QMenu* search = menuBar()->addMenu(tr("&Search"));
     connect(menuAction(search, tr("&Run Search"), QKeySequence(Qt::Key_F5)), &QAction::triggered, this,
-            [this] { session_.runSearch(false); });
+            [this] { session_.search().run(false); });
     connect(menuAction(search, tr("Re-search Around &Locks"), QKeySequence(Qt::SHIFT | Qt::Key_F5)),
-            &QAction::triggered, this, [this] { session_.runSearch(true); });
+            &QAction::triggered, this, [this] { session_.search().run(true); });
     connect(menuAction(search, tr("&Cancel"), QKeySequence(Qt::Key_Escape)), &QAction::triggered, &session_,
             &Session::cancel);
     search->addSeparator();
     connect(menuAction(search, tr("Apply &Tactics"), QKeySequence(Qt::CTRL | Qt::Key_T),
                       tr("Build the plan from the tactic script, step by step")),
-            &QAction::triggered, &session_, &Session::runTactics);
+            &QAction::triggered, &session_.tactics(), &TacticService::run);
     connect(menuAction(search, tr("Open Tactic Script..."), {}), &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open Tactic Script"), QString(),
                                                           tr("Tactic scripts (*.tactics.json *.json)"));
@@ -128,7 +128,7 @@ void MainWindow::createMenus() {
             return;
         if (!path.endsWith(QStringLiteral(".json")))
             path += QStringLiteral(".tactics.json");
-        if (const QString error = session_.saveTactics(path); !error.isEmpty())
+        if (const QString error = session_.tactics().save(path); !error.isEmpty())
             showError(error);
     });
     search->addSeparator();
@@ -141,7 +141,7 @@ void MainWindow::createMenus() {
     }
     connect(menuAction(search, tr("Compare with &Baseline"), QKeySequence(Qt::CTRL | Qt::Key_B),
                       tr("Step-time change against the best named baseline on this mesh and settings")),
-            &QAction::triggered, &session_, &Session::compareWithBaseline);
+            &QAction::triggered, &session_.compare(), &CompareService::withBaselines);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     connect(menuAction(view, tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0)), &QAction::triggered, graph_,
@@ -180,7 +180,7 @@ void MainWindow::exportPlanForFramework() {
     std::optional<ExportBatch> batch;
     if (const auto& builder = problem.source.builder)
         batch = ExportBatch{builder->params.batch, builder->params.seq};
-    PlanExportDialog dialog(problem.graph, state.plan, batch, q(problem.graph.name), this);
+    PlanExportDialog dialog(*problem.graph, state.plan, batch, q(problem.graph->name), this);
     dialog.exec();
 }
 
@@ -191,7 +191,7 @@ void MainWindow::createExportMenu(QMenu* file) {
         return [this, title, suffix, write] {
             if (!session_.loaded())
                 return;
-            const QString base = q(session_.state().problem->graph.name);
+            const QString base = q(session_.state().problem->graph->name);
             QString path = QFileDialog::getSaveFileName(this, title, base + suffix,
                                                         tr("%1 (*%2)").arg(title, suffix));
             if (path.isEmpty())
@@ -249,14 +249,14 @@ bool MainWindow::savePlanAs() {
     if (!session_.loaded())
         return false;
     const QString suggested = session_.planPath().isEmpty()
-                                  ? q(session_.state().problem->graph.name) + QStringLiteral(".plan.json")
+                                  ? q(session_.state().problem->graph->name) + QStringLiteral(".plan.json")
                                   : session_.planPath();
     QString path = QFileDialog::getSaveFileName(this, tr("Save Plan"), suggested, tr("Plans (*.plan.json)"));
     if (path.isEmpty())
         return false;
     if (!path.endsWith(QStringLiteral(".json")))
         path += QStringLiteral(".plan.json");
-    const QString error = session_.savePlan(path);
+    const QString error = session_.loads().savePlan(path);
     if (!error.isEmpty()) {
         showError(error);
         return false;

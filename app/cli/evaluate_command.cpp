@@ -85,13 +85,13 @@ int runEvaluate(const CliOptions& options, std::ostream& out) {
     const CostModel model(s.graph, s.cluster, s.plan.mesh, s.plan.settings);
     const auto e = evaluate(model, s.plan);
     if (!options.planOut.empty())
-        savePlan(options.planOut, s.plan, s.graph, e.get());
+        savePlan(options.planOut, s.plan, *s.graph, e.get());
     if (options.json) {
-        auto j = evaluationToJson(*e, s.graph);
-        j["cluster"] = s.cluster.name;
+        auto j = evaluationToJson(*e, *s.graph);
+        j["cluster"] = s.cluster->name;
         out << j.dump(1) << "\n";
     } else {
-        printEvaluationTable(*e, s.graph, s.cluster, out);
+        printEvaluationTable(*e, *s.graph, *s.cluster, out);
     }
     return 0;
 }

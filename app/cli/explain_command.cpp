@@ -10,18 +10,18 @@ namespace shardscope::cli {
 
 int runExplain(const CliOptions& options, std::ostream& out) {
     const Scenario s = loadScenario(options.scenario);
-    const auto found = s.graph.findOp(options.explainOp);
+    const auto found = s.graph->findOp(options.explainOp);
     if (!found)
-        throw InputError("--op " + options.explainOp + ": the model " + s.graph.name + " has no such op");
+        throw InputError("--op " + options.explainOp + ": the model " + s.graph->name + " has no such op");
     const OpId o = *found;
-    const Op& op = s.graph.op(o);
+    const Op& op = s.graph->op(o);
     const Mesh& mesh = s.plan.mesh;
     const OpStrategy& strategy = s.plan.ops[o.index()].strategy;
     const CostModel model(s.graph, s.cluster, mesh, s.plan.settings);
     const auto e = evaluate(model, s.plan);
     const OpReport& report = e->perOp[o.index()];
     auto whyOf = [&](std::size_t a) {
-        const std::string why = s.plan.whyOf(s.graph, o, a);
+        const std::string why = s.plan.whyOf(*s.graph, o, a);
         return why.empty() ? std::string("the plan does not record why") : why;
     };
     if (options.json) {
@@ -54,9 +54,9 @@ int runExplain(const CliOptions& options, std::ostream& out) {
     for (std::size_t a = 0; a < mesh.rank(); ++a)
         out << "  " << mesh.axes[a].name << ": " << whyOf(a) << "\n";
     for (std::size_t k = 0; k < op.inputs.size(); ++k)
-        out << "  in  " << s.graph.tensor(op.inputs[k]).name << " " << inputSharding(op, k, strategy).toString(mesh) << "\n";
+        out << "  in  " << s.graph->tensor(op.inputs[k]).name << " " << inputSharding(op, k, strategy).toString(mesh) << "\n";
     for (std::size_t k = 0; k < op.outputs.size(); ++k)
-        out << "  out " << s.graph.tensor(op.outputs[k]).name << " " << outputSharding(op, k, strategy).toString(mesh)
+        out << "  out " << s.graph->tensor(op.outputs[k]).name << " " << outputSharding(op, k, strategy).toString(mesh)
             << "\n";
     out << "cost       compute " << formatSeconds(report.computeTime) << ", communication " << formatSeconds(report.commTime)
         << "\n";

@@ -19,7 +19,7 @@ int runExport(const CliOptions& options, std::ostream& out) {
     std::optional<ExportBatch> batch;
     if (const auto& builder = s.source.builder)
         batch = ExportBatch{builder->params.batch, builder->params.seq};
-    const std::string text = exportPlan(*format, s.graph, s.plan, batch);
+    const std::string text = exportPlan(*format, *s.graph, s.plan, batch);
     if (options.out.empty())
         out << text;
     else

@@ -11,18 +11,12 @@
 
 namespace shardscope::cli {
 
-namespace {
-
-nlohmann::json planJson(const Plan& plan, const Graph& graph) { return nlohmann::json::parse(planToJson(plan, graph, nullptr)); }
-
-} // namespace
-
 int runSearch(const CliOptions& options, std::ostream& out) {
     // The scenario gives the model and cluster (and checks a fixed mesh against the cluster).
     Scenario s = loadScenario(options.scenario);
     SearchRequest request;
-    request.graph = &s.graph;
-    request.cluster = &s.cluster;
+    request.graph = s.graph;
+    request.cluster = s.cluster;
     request.settings = s.plan.settings;
     request.open = options.open;
     request.family = graphFamilyOf(s.source);
@@ -31,19 +25,19 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     if (!options.meshAuto)
         request.mesh = s.plan.mesh;
     if (!options.lockPlan.empty()) {
-        const Plan locks = parsePlanJson(readTextFile(options.lockPlan), options.lockPlan, s.graph);
+        const Plan locks = parsePlanJson(readTextFile(options.lockPlan), options.lockPlan, *s.graph);
         if (request.mesh && !(*request.mesh == locks.mesh))
             throw InputError("--lock " + options.lockPlan + ": its mesh " + locks.mesh.toString() + " is not --mesh " +
                              request.mesh->toString());
         request.mesh = locks.mesh;
-        request.locks.resize(s.graph.ops().size());
+        request.locks.resize(s.graph->ops().size());
         for (std::size_t v = 0; v < locks.ops.size(); ++v)
             if (locks.ops[v].locked)
                 request.locks[v] = locks.ops[v].strategy;
         // A locked cut stays; else each locked op keeps its stage.
         if (locks.pipeline.locked)
             request.stageCut = locks.pipeline.chunkBlocks;
-        else if (const auto blocks = findRepeatedBlocks(s.graph))
+        else if (const auto blocks = findRepeatedBlocks(*s.graph))
             request.blockStages = lockedBlockStages(locks, *blocks);
     }
     if (!options.scenario.stages.empty()) {
@@ -59,7 +53,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         savePlan(options.planOut, result->plan, graph, &e);
     if (options.json) {
         nlohmann::json j = evaluationToJson(e, graph);
-        j["cluster"] = s.cluster.name;
+        j["cluster"] = s.cluster->name;
         j["algorithm"] = rep.chosenBy();
         j["settings_chosen"] = {{"zero_stage", result->plan.settings.zeroStage},
                                 {"recompute", std::string(recomputeName(result->plan.settings.recompute))},
@@ -80,7 +74,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         j["folded_blocks"] = {{"blocks", rep.foldedBlocks}, {"ops_per_block", rep.opsPerBlock}};
         j["notes"] = rep.notes;
         j["cancelled"] = rep.cancelled;
-        j["plan"] = planJson(result->plan, graph);
+        j["plan"] = planDocument(result->plan, graph, nullptr);
         out << j.dump(1) << "\n";
         return 0;
     }
@@ -98,7 +92,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     for (const std::string& a : rep.fitAdvice)
         out << "  would fit: " << a << "\n";
     out << "\n";
-    printEvaluationTable(e, graph, s.cluster, out);
+    printEvaluationTable(e, graph, *s.cluster, out);
     return 0;
 }
 

@@ -20,9 +20,9 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
     // Checked before the simulation, so a bad list fails fast.
     const std::vector<int> chosen = options.devices.empty() ? std::vector<int>{} : parseDeviceList(options.devices, devices);
     const auto r = simulate(model, s.plan, sim);
-    const std::vector<int> shown = chosen.empty() ? defaultShownDevices(*r, s.cluster) : chosen;
+    const std::vector<int> shown = chosen.empty() ? defaultShownDevices(*r, *s.cluster) : chosen;
     if (!options.tracePath.empty())
-        writeFileAtomically(options.tracePath, chromeTraceJson(*r, s.cluster, s.plan.mesh, shown));
+        writeFileAtomically(options.tracePath, chromeTraceJson(*r, *s.cluster, s.plan.mesh, shown));
     if (!options.eventsPath.empty())
         writeFileAtomically(options.eventsPath, eventsJson(*r, s.plan.mesh, shown));
     if (options.json) {
@@ -42,7 +42,7 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
             classes.push_back({{"devices", formatDeviceRanges(line.devices)},
                                {"step_time_s", line.stepTime},
                                {"comm_busy_s", line.commBusy}});
-        nlohmann::json j{{"model", s.graph.name},
+        nlohmann::json j{{"model", s.graph->name},
                          {"mesh", s.plan.mesh.toString()},
                          {"overlap", s.plan.settings.overlap},
                          {"step_time_s", r->stepTime},
@@ -56,7 +56,7 @@ int runSimulate(const CliOptions& options, std::ostream& out) {
         out << j.dump(1) << "\n";
         return 0;
     }
-    out << "simulated  " << s.graph.name << " on " << s.plan.mesh.toString() << ", overlap "
+    out << "simulated  " << s.graph->name << " on " << s.plan.mesh.toString() << ", overlap "
         << (s.plan.settings.overlap ? "on" : "off") << "\n";
     out << "step time  " << formatSeconds(r->stepTime) << " (compute busy " << formatSeconds(r->computeBusy)
         << ", communication busy " << formatSeconds(r->commBusy) << ", exposed communication "

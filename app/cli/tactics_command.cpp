@@ -13,8 +13,8 @@ namespace shardscope::cli {
 int runTacticSearch(const CliOptions& options, std::ostream& out) {
     const Scenario s = loadScenario(options.scenario);
     TacticRequest request;
-    request.graph = &s.graph;
-    request.cluster = &s.cluster;
+    request.graph = s.graph;
+    request.cluster = s.cluster;
     request.mesh = s.plan.mesh;
     request.settings = s.plan.settings;
     request.settings.zeroStage = 0;
@@ -24,10 +24,10 @@ int runTacticSearch(const CliOptions& options, std::ostream& out) {
     const auto run = runTactics(request);
     const Evaluation& e = *run->evaluation;
     if (!options.planOut.empty())
-        savePlan(options.planOut, run->plan, s.graph, &e);
+        savePlan(options.planOut, run->plan, *s.graph, &e);
     if (options.json) {
-        nlohmann::json j = evaluationToJson(e, s.graph);
-        j["cluster"] = s.cluster.name;
+        nlohmann::json j = evaluationToJson(e, *s.graph);
+        j["cluster"] = s.cluster->name;
         j["algorithm"] = "tactics";
         nlohmann::json steps = nlohmann::json::array();
         for (const TacticStage& stage : run->stages)
@@ -41,7 +41,7 @@ int runTacticSearch(const CliOptions& options, std::ostream& out) {
                              {"notes", stage.step.notes},
                              {"decided_axes", stage.step.decidedAxes}});
         j["tactic_steps"] = steps;
-        j["plan"] = nlohmann::json::parse(planToJson(run->plan, s.graph, nullptr));
+        j["plan"] = planDocument(run->plan, *s.graph, nullptr);
         out << j.dump(1) << "\n";
         return 0;
     }
@@ -63,7 +63,7 @@ int runTacticSearch(const CliOptions& options, std::ostream& out) {
             out << "     CONFLICT: " << conflict << "\n";
     }
     out << "\n";
-    printEvaluationTable(e, s.graph, s.cluster, out);
+    printEvaluationTable(e, *s.graph, *s.cluster, out);
     return 0;
 }
 

@@ -52,8 +52,8 @@ private:
                 calibration->fit();
         }
         if (!tactics_.isEmpty()) {
-            session->openTactics(tactics_);
-            session->runTactics();
+            session->tactics().open(tactics_);
+            session->tactics().run();
             searched_ = true;
             return;
         }
@@ -65,7 +65,7 @@ private:
         s.algorithm = *algorithm_;
         s.mesh = mesh_;
         session->setSearchSettings(s);
-        session->runSearch(false);
+        session->search().run(false);
         searched_ = true;
     }
     void tryScreenshot() {
@@ -199,6 +199,6 @@ int main(int argc, char** argv) {
     }
     // Unsaved edits left by a crash come first (never in screenshot mode, which runs unattended).
     if (parser.isSet(screenshot) || !window.offerRecovery())
-        window.session()->openScenario(request);
+        window.session()->loads().openScenario(request);
     return QApplication::exec();
 }

@@ -32,7 +32,8 @@ struct BaselineFigures {
 /// The best registry baseline on `mesh` with `settings` (fits first, then the fastest), by full
 /// evaluation; `into` keeps the better of itself and what is found here. `withoutZero` leaves out the
 /// entries with a ZeRO stage (for searches that keep ZeRO off).
-void bestBaselineOn(const Graph& g, const Cluster& c, const Mesh& mesh, const StepSettings& settings,
+void bestBaselineOn(const std::shared_ptr<const Graph>& g, const std::shared_ptr<const Cluster>& c, const Mesh& mesh,
+                    const StepSettings& settings,
                     std::optional<BaselineFigures>& into, bool withoutZero = false);
 
 } // namespace shardscope::bench

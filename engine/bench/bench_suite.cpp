@@ -32,11 +32,11 @@ struct Case {
 };
 
 BenchRow runCase(const Case& k, int runs) {
-    const Graph g = loadModel(ModelRequest{k.model, k.sets, std::nullopt}, 1);
-    const Cluster c = clusterPreset(k.cluster, k.nodes);
+    const auto g = std::make_shared<const Graph>(loadModel(ModelRequest{k.model, k.sets, std::nullopt}, 1));
+    const auto c = std::make_shared<const Cluster>(clusterPreset(k.cluster, k.nodes));
     SearchRequest r;
-    r.graph = &g;
-    r.cluster = &c;
+    r.graph = g;
+    r.cluster = c;
     if (k.mesh != "auto")
         r.mesh = Mesh::parse(k.mesh);
     r.algorithm = parseAlgorithm(k.algorithm);
@@ -53,14 +53,14 @@ BenchRow runCase(const Case& k, int runs) {
     row.model = k.model;
     for (const std::string& s : k.sets)
         row.model += " " + s;
-    row.devices = c.deviceCount();
+    row.devices = c->deviceCount();
     row.algorithm = k.algorithm;
     row.mesh = k.mesh;
-    recordSearch(row, *last, g, runs, medianSeconds);
+    recordSearch(row, *last, *g, runs, medianSeconds);
     // The floor in the search's own settings (its micro-batch graph, its recomputation; ZeRO stages
     // only where the search could choose them).
     std::optional<BaselineFigures> baseline;
-    const Graph chosen = last->graph ? *last->graph : g;
+    const auto chosen = last->graph ? last->graph : g;
     StepSettings settings = last->plan.settings;
     settings.zeroStage = 0;
     bestBaselineOn(chosen, c, last->plan.mesh, settings, baseline, !k.settingsOpen);
@@ -71,15 +71,15 @@ BenchRow runCase(const Case& k, int runs) {
 
 /// Time from requesting stop to the search returning, on a search that runs for seconds.
 BenchRow cancelLatency(int runs) {
-    const Graph g = loadModel(ModelRequest{"gpt3-175b", {}, std::nullopt}, 1);
-    const Cluster c = clusterPreset("dgx-a100", 128);
+    const auto g = std::make_shared<const Graph>(loadModel(ModelRequest{"gpt3-175b", {}, std::nullopt}, 1));
+    const auto c = std::make_shared<const Cluster>(clusterPreset("dgx-a100", 128));
     std::vector<double> latencies;
     std::shared_ptr<const SearchResult> last;
     for (int i = 0; i < runs; ++i) {
         std::stop_source source;
         SearchRequest r;
-        r.graph = &g;
-        r.cluster = &c;
+        r.graph = g;
+        r.cluster = c;
         r.algorithm = SearchAlgorithm::Pase; // unfolded: seconds of work to interrupt
         r.threads = 1;
         r.stop = source.get_token();
@@ -97,13 +97,13 @@ BenchRow cancelLatency(int runs) {
     BenchRow row;
     row.name = "cancel latency";
     row.model = "gpt3-175b";
-    row.devices = c.deviceCount();
+    row.devices = c->deviceCount();
     row.algorithm = "pase";
     row.mesh = "auto";
     row.chosenMesh = last->plan.mesh.toString();
     row.runs = runs;
     row.medianSeconds = median(latencies);
-    row.ops = int(g.ops().size());
+    row.ops = int(g->ops().size());
     row.stepTime = last->evaluation->stepTime;
     row.feasible = last->evaluation->feasible;
     row.target = "stop returns within 0.1 s with a valid plan";
@@ -158,7 +158,8 @@ void recordSearch(BenchRow& row, const SearchResult& last, const Graph& g, int r
     row.feasible = last.evaluation->feasible;
 }
 
-void bestBaselineOn(const Graph& g, const Cluster& c, const Mesh& mesh, const StepSettings& settings,
+void bestBaselineOn(const std::shared_ptr<const Graph>& g, const std::shared_ptr<const Cluster>& c, const Mesh& mesh,
+                    const StepSettings& settings,
                     std::optional<BaselineFigures>& into, bool withoutZero) {
     for (const BaselineEntry& entry : baselineRegistry()) {
         if (withoutZero && entry.spec.find("zero") != std::string::npos)
@@ -167,7 +168,7 @@ void bestBaselineOn(const Graph& g, const Cluster& c, const Mesh& mesh, const St
             continue;
         Plan plan;
         try {
-            plan = baselinePlan(g, mesh, entry.spec, settings);
+            plan = baselinePlan(*g, mesh, entry.spec, settings);
         } catch (const std::exception&) {
             continue; // this mesh cannot express it
         }

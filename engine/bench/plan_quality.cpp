@@ -27,14 +27,14 @@ struct QualityCase {
 
 /// The best baseline by full evaluation: every registry entry on every candidate mesh with every
 /// recomputation and micro-batch count the search may use.
-BaselineFigures bestBaseline(const BuilderModel& b, const Cluster& c) {
+BaselineFigures bestBaseline(const BuilderModel& b, const std::shared_ptr<const Cluster>& c) {
     std::optional<BaselineFigures> best;
-    for (const Mesh& mesh : candidateMeshes(c.deviceCount(), c.devicesPerNode())) {
+    for (const Mesh& mesh : candidateMeshes(c->deviceCount(), c->devicesPerNode())) {
         const auto data = mesh.axisOf(AxisRole::Data);
         const SettingsSpace space =
             settingsSpace(StepSettings{}, OpenSettings::all(), b.params.batch, data ? mesh.size(*data) : 1);
         for (int m : space.microbatches) {
-            const Graph g = buildModel(b.family, b.params, m, b.name);
+            const auto g = std::make_shared<const Graph>(buildModel(b.family, b.params, m, b.name));
             for (Recompute r : space.recomputes) {
                 StepSettings s;
                 s.microbatches = m;
@@ -57,11 +57,11 @@ BaselineFigures bestBaseline(const BuilderModel& b, const Cluster& c) {
 BenchRow runQualityCase(const QualityCase& k, int runs) {
     const ModelRequest request{k.model, {}, k.batch};
     const BuilderModel b = *resolveBuilder(request);
-    const Graph g = buildModel(b.family, b.params, 1, b.name);
-    const Cluster c = clusterPreset(k.cluster, k.nodes);
+    const auto g = std::make_shared<const Graph>(buildModel(b.family, b.params, 1, b.name));
+    const auto c = std::make_shared<const Cluster>(clusterPreset(k.cluster, k.nodes));
     SearchRequest r;
-    r.graph = &g;
-    r.cluster = &c;
+    r.graph = g;
+    r.cluster = c;
     r.open = OpenSettings::all();
     r.family = GraphFamily{b.params.batch, [b](int m) { return buildModel(b.family, b.params, m, b.name); }};
     r.threads = 1;
@@ -70,10 +70,10 @@ BenchRow runQualityCase(const QualityCase& k, int runs) {
     BenchRow row;
     row.name = k.model + ", " + k.cluster + " x" + std::to_string(k.nodes) + ", B " + std::to_string(k.batch);
     row.model = k.model;
-    row.devices = c.deviceCount();
+    row.devices = c->deviceCount();
     row.algorithm = last->report.chosenBy();
     row.mesh = "auto";
-    recordSearch(row, *last, g, runs, medianSeconds);
+    recordSearch(row, *last, *g, runs, medianSeconds);
     const BaselineFigures baseline = bestBaseline(b, c);
     row.baselineName = baseline.name;
     row.baselineStepTime = baseline.stepTime;
@@ -82,7 +82,7 @@ BenchRow runQualityCase(const QualityCase& k, int runs) {
     row.settings = "zero" + std::to_string(s.zeroStage) + " " + std::string(recomputeName(s.recompute)) + " m" +
                    std::to_string(s.microbatches);
     row.peakMemory = last->evaluation->peakMemory;
-    row.capacity = c.device.memoryBytes;
+    row.capacity = c->device.memoryBytes;
     row.optimalityGap = last->report.optimalityGap;
     row.target = "searched / best baseline <= 1.00, fits, search under 1 s";
     return row;

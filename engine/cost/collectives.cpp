@@ -46,7 +46,7 @@ GroupSpan spanOfGroup(const Cluster& cluster, const std::vector<int>& ids) {
     return span;
 }
 
-CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : cluster_(cluster) {
+CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : levels_(cluster.levels) {
     spans_.resize(std::size_t(1) << mesh.rank());
     for (AxisSet set = 0; set < spans_.size(); ++set)
         for (const std::vector<int>& group : mesh.groups(set)) {
@@ -59,7 +59,7 @@ CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : cluster_(cluste
         throw InputError("mesh " + mesh.toString() + " has no devices");
 }
 
-CommModel::CommModel(const Cluster& cluster, const Mesh& mesh, int device) : cluster_(cluster) {
+CommModel::CommModel(const Cluster& cluster, const Mesh& mesh, int device) : levels_(cluster.levels) {
     spans_.resize(std::size_t(1) << mesh.rank());
     for (AxisSet set = 0; set < spans_.size(); ++set) {
         std::vector<int> group;
@@ -95,7 +95,7 @@ double CommModel::coalescedTime(CollectiveKind kind, AxisSet axes, double bytes,
 }
 
 std::vector<double> CommModel::levelShares(const GroupSpan& s, CollectiveKind kind) const {
-    std::vector<double> share(cluster_.levels.size(), 0.0);
+    std::vector<double> share(levels_.size(), 0.0);
     if (!s.aligned || kind == CollectiveKind::SendRecv) {
         share[std::size_t(s.slowestLevel)] = 1;
         return share;
@@ -121,7 +121,7 @@ double CommModel::bandwidthTime(const GroupSpan& s, CollectiveKind kind, double 
     double t = 0;
     for (std::size_t l = 0; l < share.size(); ++l)
         if (share[l] > 0)
-            t = std::max(t, sent * share[l] / cluster_.levels[l].achievedBandwidth());
+            t = std::max(t, sent * share[l] / levels_[l].achievedBandwidth());
     return t;
 }
 
@@ -131,7 +131,7 @@ double CommModel::treeLatency(const GroupSpan& s) const {
     double steps = 0;
     for (std::size_t l = 0; l < s.perLevel.size(); ++l) {
         const int n = s.perLevel[l];
-        steps += (l == 0 ? n - 1 : std::ceil(std::log2(double(n)))) * cluster_.levels[l].latency;
+        steps += (l == 0 ? n - 1 : std::ceil(std::log2(double(n)))) * levels_[l].latency;
     }
     return 2 * steps;
 }
@@ -140,7 +140,7 @@ double CommModel::spanTime(const GroupSpan& s, CollectiveKind kind, double bytes
     if (s.size <= 1 || bytes <= 0)
         return 0;
     const int n = s.size;
-    const LinkLevel& outer = cluster_.levels[static_cast<std::size_t>(s.slowestLevel)];
+    const LinkLevel& outer = levels_[static_cast<std::size_t>(s.slowestLevel)];
     const double hop = outer.latency;
     double t = 0;
     switch (kind) {
@@ -164,7 +164,7 @@ double CommModel::spanTime(const GroupSpan& s, CollectiveKind kind, double bytes
 
 std::vector<double> CommModel::bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const {
     const GroupSpan& s = slowest(kind, axes, bytes);
-    std::vector<double> out(cluster_.levels.size(), 0.0);
+    std::vector<double> out(levels_.size(), 0.0);
     if (s.size <= 1 || bytes <= 0)
         return out;
     const std::vector<double> share = levelShares(s, kind);

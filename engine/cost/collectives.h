@@ -86,7 +86,7 @@ private:
     double bandwidthTime(const GroupSpan& s, CollectiveKind kind, double sent) const;
     const GroupSpan& slowest(CollectiveKind kind, AxisSet axes, double bytes) const;
 
-    const Cluster& cluster_;
+    std::vector<LinkLevel> levels_;  ///< the cluster's link levels, innermost first
     std::vector<std::vector<GroupSpan>> spans_;
 };
 

@@ -18,12 +18,17 @@ double localBytes(const Tensor& t, AxisSet split, const Mesh& mesh) { return t.b
 
 } // namespace
 
-CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings)
-    : CostModel(graph, cluster, mesh, settings, CommModel(cluster, mesh)) {}
+CostModel::CostModel(std::shared_ptr<const Graph> graph, std::shared_ptr<const Cluster> cluster, const Mesh& mesh,
+                     const StepSettings& settings)
+    : CostModel(graph, cluster, mesh, settings, CommModel(*cluster, mesh)) {}
 
-CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings,
-                     const CommModel& comm)
-    : graph_(graph), cluster_(cluster), mesh_(mesh), settings_(settings), comm_(comm) {
+CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings)
+    : CostModel(std::make_shared<const Graph>(graph), std::make_shared<const Cluster>(cluster), mesh, settings) {}
+
+CostModel::CostModel(std::shared_ptr<const Graph> graphShared, std::shared_ptr<const Cluster> cluster, const Mesh& mesh,
+                     const StepSettings& settings, const CommModel& comm)
+    : graph_(std::move(graphShared)), cluster_(std::move(cluster)), mesh_(mesh), settings_(settings), comm_(comm) {
+    const Graph& graph = *graph_;
     needsGrad_.assign(graph.tensors().size(), false);
     for (std::size_t t = 0; t < graph.tensors().size(); ++t)
         needsGrad_[t] = graph.tensors()[t].role == TensorRole::Parameter;
@@ -54,12 +59,12 @@ CostModel::CostModel(const CostModel& like, const StepSettings& settings)
       edges_(like.edges_), needsGrad_(like.needsGrad_), units_(like.units_),
       saved_(settings.recompute == like.settings_.recompute && settings.attention == like.settings_.attention
                  ? like.saved_
-                 : savedActivations(like.graph_, *like.units_, settings.recompute, settings.attention,
+                 : savedActivations(*like.graph_, *like.units_, settings.recompute, settings.attention,
                                     like.needsGrad_)),
       insideCore_(like.insideCore_) {}
 
 double CostModel::backwardFlops(OpId o) const {
-    const Op& op = graph_.op(o);
+    const Op& op = graph_->op(o);
     const OpKindTraits& traits = opKindTraits(op.kind);
     int gradInputs = 0;
     for (TensorId t : op.inputs)
@@ -67,14 +72,14 @@ double CostModel::backwardFlops(OpId o) const {
     if (gradInputs == 0 || traits.category == OpCategory::Layout)
         return 0;
     if (traits.category == OpCategory::Contraction)
-        return graph_.forwardFlops(o) * gradInputs;
+        return graph_->forwardFlops(o) * gradInputs;
     if (traits.category == OpCategory::Lookup)
-        return graph_.tensor(op.outputs.front()).elements();
-    return graph_.forwardFlops(o);
+        return graph_->tensor(op.outputs.front()).elements();
+    return graph_->forwardFlops(o);
 }
 
 double CostModel::computeSeconds(double flops, double bytes, DType dtype) const {
-    const DeviceSpec& d = cluster_.device;
+    const DeviceSpec& d = cluster_->device;
     return std::max({flops / (d.peakFor(dtype) * d.efficiency), bytes / d.achievedMemoryBandwidth(), d.launchFloor});
 }
 
@@ -96,11 +101,11 @@ CollectiveCost CostModel::collective(CollectiveKind kind, AxisSet axes, double b
 }
 
 bool CostModel::recomputed(OpId o) const {
-    return isRecomputed(graph_.op(o), units_->unitOf[o.index()], settings_.recompute, settings_.attention);
+    return isRecomputed(graph_->op(o), units_->unitOf[o.index()], settings_.recompute, settings_.attention);
 }
 
 bool CostModel::fusedAttention(OpId o) const {
-    return settings_.attention == AttentionKernel::Fused && graph_.op(o).attentionCore;
+    return settings_.attention == AttentionKernel::Fused && graph_->op(o).attentionCore;
 }
 
 bool CostModel::recomputesCompute(OpId o) const {
@@ -115,14 +120,14 @@ bool CostModel::recomputesCompute(OpId o) const {
 bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
     const StepSettings& a = settings_;
     const StepSettings& b = other.settings_;
-    if (&graph_ != &other.graph_ || &cluster_ != &other.cluster_ || !(mesh_ == other.mesh_) ||
+    if (graph_ != other.graph_ || cluster_ != other.cluster_ || !(mesh_ == other.mesh_) ||
         a.microbatches != b.microbatches)
         return false;
-    const Op& op = graph_.op(o);
+    const Op& op = graph_->op(o);
     if (a.zeroStage != b.zeroStage || a.zeroAxes != b.zeroAxes || a.optimizer != b.optimizer ||
         a.overlap != b.overlap || a.bucketBytes != b.bucketBytes)
         for (TensorId t : op.inputs)
-            if (graph_.tensor(t).role == TensorRole::Parameter && graph_.parameterOwner(t) == o)
+            if (graph_->tensor(t).role == TensorRole::Parameter && graph_->parameterOwner(t) == o)
                 return false;
     if (a.attention != b.attention && op.attentionCore)
         return false;
@@ -138,14 +143,14 @@ bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
 }
 
 double CostModel::savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s) const {
-    const Op& op = graph_.op(o);
+    const Op& op = graph_->op(o);
     double bytes = 0;
     for (std::size_t k : saved.outputs)
-        bytes += localBytes(graph_.tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
+        bytes += localBytes(graph_->tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
     for (std::size_t k : saved.inputs)
-        bytes += localBytes(graph_.tensor(op.inputs[k]), inputSplitAxes(op, k, s), mesh_);
+        bytes += localBytes(graph_->tensor(op.inputs[k]), inputSplitAxes(op, k, s), mesh_);
     if (saved.mask) {
-        const Tensor& out = graph_.tensor(op.outputs.front());
+        const Tensor& out = graph_->tensor(op.outputs.front());
         bytes += out.elements() * opKindTraits(op.kind).maskBytesPerElement / mesh_.groupSize(outputSplitAxes(op, 0, s));
     }
     return bytes;
@@ -160,12 +165,12 @@ void CostModel::addSavedActivations(OpId o, const OpStrategy& s, OpCost& cost) c
 }
 
 bool CostModel::keepsProducerSharding(const Edge& e) const {
-    return !e.parameterShare && readsInputInBackward(graph_, graph_.op(e.to), e.toInput, needsGrad_);
+    return !e.parameterShare && readsInputInBackward(*graph_, graph_->op(e.to), e.toInput, needsGrad_);
 }
 
 void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, OpCost& cost) const {
-    const Op& op = graph_.op(o);
-    const Tensor& w = graph_.tensor(op.inputs[k]);
+    const Op& op = graph_->op(o);
+    const Tensor& w = graph_->tensor(op.inputs[k]);
     const AxisSet split = inputSplitAxes(op, k, s);
     const double elements = w.elements() * (1.0 / mesh_.groupSize(split));
     const double bytes = elements * dtypeBytes(w.dtype);
@@ -202,35 +207,35 @@ void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, Op
         cost.transient += bytes;
     }
     const double updated = elements / (stage >= 1 ? nz : 1);
-    cost.optimizer += std::max(updated * optimizerTrafficBytes(settings_.optimizer) / cluster_.device.achievedMemoryBandwidth(),
-                               cluster_.device.launchFloor);
+    cost.optimizer += std::max(updated * optimizerTrafficBytes(settings_.optimizer) / cluster_->device.achievedMemoryBandwidth(),
+                               cluster_->device.launchFloor);
 }
 
 CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) const {
-    const Op& op = graph_.op(o);
+    const Op& op = graph_->op(o);
     const OpKindTraits& traits = opKindTraits(op.kind);
     ComputeTimes out;
     double bytes = 0;
     int gradInputs = 0;
     for (std::size_t k = 0; k < op.inputs.size(); ++k) {
-        const Tensor& t = graph_.tensor(op.inputs[k]);
+        const Tensor& t = graph_->tensor(op.inputs[k]);
         // A lookup reads only the rows it gathers (as many bytes as it writes), not the whole table.
         if (!(traits.category == OpCategory::Lookup && t.role == TensorRole::Parameter))
             bytes += localBytes(t, inputSplitAxes(op, k, s), mesh_);
         gradInputs += needsGrad_[op.inputs[k].index()] ? 1 : 0;
     }
     for (std::size_t k = 0; k < op.outputs.size(); ++k)
-        out.outputBytes += localBytes(graph_.tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
+        out.outputBytes += localBytes(graph_->tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
     bytes += out.outputBytes;
     const double parts = mesh_.groupSize(s.usedAxes());
-    const double flops = graph_.forwardFlops(o) / parts;
-    const DType dtype = graph_.tensor(op.outputs.front()).dtype;
+    const double flops = graph_->forwardFlops(o) / parts;
+    const DType dtype = graph_->tensor(op.outputs.front()).dtype;
     if (fusedAttention(o)) {
         // One kernel in on-chip memory: its FLOPs at the attention efficiency, no HBM traffic for the
         // s x s tensors (FlashAttention-2's backward, 2.5x the forward, is the two contractions'
         // dX and dW plus the scores' recomputation, recomputesCompute()). Under a causal mask it skips
         // the blocks above the diagonal: half the FLOPs.
-        const DeviceSpec& d = cluster_.device;
+        const DeviceSpec& d = cluster_->device;
         const double rate = d.peakFor(dtype) * d.attentionEfficiency * (op.causal ? 2.0 : 1.0);
         out.forward = flops / rate;
         if (gradInputs > 0)
@@ -253,17 +258,17 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
 bool CostModel::hidesTensorParallelComm(OpId o) const {
     if (settings_.tpOverlap == TpOverlap::Off || fusedAttention(o))
         return false;
-    const Op& op = graph_.op(o);
+    const Op& op = graph_->op(o);
     if (opKindTraits(op.kind).category != OpCategory::Contraction)
         return false;
     for (TensorId t : op.inputs)
-        if (graph_.tensor(t).role == TensorRole::Parameter)
+        if (graph_->tensor(t).role == TensorRole::Parameter)
             return true;
     return false;
 }
 
 OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
-    const Op& op = graph_.op(o);
+    const Op& op = graph_->op(o);
     const OpKindTraits& traits = opKindTraits(op.kind);
     const ShardingRule& rule = op.rule;
     const int m = settings_.microbatches;
@@ -314,7 +319,7 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
             continue;
         if (kernel <= 1 && op.kind == OpKind::Conv2d)
             continue;
-        const Tensor& x = graph_.tensor(op.inputs.front());
+        const Tensor& x = graph_->tensor(op.inputs.front());
         const double xLocal = localBytes(x, inputSplitAxes(op, 0, s), mesh_);
         const double extent = static_cast<double>(x.shape[d]) / mesh_.groupSize(s.axesOn(f));
         const double haloBytes = 2.0 * width * xLocal / extent;
@@ -327,8 +332,8 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
 
     // Parameters this op owns: memory, gradient synchronisation, ZeRO traffic, optimizer.
     for (std::size_t k = 0; k < op.inputs.size(); ++k) {
-        const Tensor& t = graph_.tensor(op.inputs[k]);
-        if (t.role == TensorRole::Parameter && graph_.parameterOwner(op.inputs[k]) == o)
+        const Tensor& t = graph_->tensor(op.inputs[k]);
+        if (t.role == TensorRole::Parameter && graph_->parameterOwner(op.inputs[k]) == o)
             addParameterCosts(o, k, s, cost);
     }
     addSavedActivations(o, s, cost);
@@ -358,7 +363,7 @@ void CostModel::hideBehindCompute(OpCost& cost) const {
 }
 
 CostModel::ProducerEnd CostModel::producerEnd(const Edge& e, const OpStrategy& from) const {
-    const Op& producer = graph_.op(e.from);
+    const Op& producer = graph_->op(e.from);
     ProducerEnd end;
     if (e.parameterShare) {
         // A shared parameter: its owner's copy, whose gradient may stay partial on the owner's sync axes.
@@ -377,13 +382,13 @@ CostModel::ProducerEnd CostModel::producerEnd(const Edge& e, const OpStrategy& f
 }
 
 CostModel::ConsumerEnd CostModel::consumerEnd(const Edge& e, const OpStrategy& to) const {
-    const Op& consumer = graph_.op(e.to);
+    const Op& consumer = graph_->op(e.to);
     ConsumerEnd end;
     end.value = inputSharding(consumer, e.toInput, to);
     end.gradient = end.value;
     end.gradient.partial = inputGradientPartial(consumer, e.toInput, to);
     if (!e.parameterShare && hidesTensorParallelComm(e.to) &&
-        graph_.tensor(consumer.inputs[e.toInput]).role != TensorRole::Parameter) {
+        graph_->tensor(consumer.inputs[e.toInput]).role != TensorRole::Parameter) {
         const ComputeTimes t = computeTimes(e.to, to);
         end.window = settings_.tpOverlap == TpOverlap::Full ? t.forward : 0;
         end.backwardWindow = t.backward;
@@ -428,14 +433,14 @@ CostModel::EdgeTimes CostModel::edgeParts(const Edge& e, const ReshardTime& forw
 }
 
 CostModel::EdgeTimes CostModel::edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
-    const double bytes = graph_.tensor(e.tensor).bytes();
+    const double bytes = graph_->tensor(e.tensor).bytes();
     const double gradient =
         needsGrad_[e.tensor.index()] ? reshardTime(to.gradient, from.gradient, bytes).seconds : 0;
     return edgeParts(e, reshardTime(from.value, to.value, bytes), gradient, windows(from, to));
 }
 
 EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
-    const Tensor& t = graph_.tensor(e.tensor);
+    const Tensor& t = graph_->tensor(e.tensor);
     const int m = settings_.microbatches;
     EdgeCost cost;
     const int forwardCount = forwardPasses(e.to) * m;

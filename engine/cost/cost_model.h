@@ -17,15 +17,20 @@
 namespace shardscope {
 
 /// Costs of ops and edges for one graph, cluster, mesh and step settings.
-/// Assumes the graph is finalized and the mesh fits the cluster; both must outlive the model.
+/// Assumes the graph is finalized and the mesh fits the cluster. Shares (never copies) the graph and
+/// cluster it is given, so that a model, and every search table and evaluation made from it, can
+/// outlive whoever loaded them. Immutable: share it as shared_ptr<const CostModel>.
 class CostModel {
 public:
     /// Precomputes collective spans, edges and which tensors need gradients.
+    CostModel(std::shared_ptr<const Graph> graph, std::shared_ptr<const Cluster> cluster, const Mesh& mesh,
+              const StepSettings& settings);
+    /// The same on copies of `graph` and `cluster`: for one-off models of values the caller owns.
     CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings);
     /// The same, with the collective spans of `comm` (built for this cluster and mesh), so that the
     /// models of many settings on one mesh compute them once.
-    CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mesh, const StepSettings& settings,
-              const CommModel& comm);
+    CostModel(std::shared_ptr<const Graph> graph, std::shared_ptr<const Cluster> cluster, const Mesh& mesh,
+              const StepSettings& settings, const CommModel& comm);
     /// A model of `like`'s graph, cluster and mesh under other settings, reusing its spans, edges
     /// and gradient flags.
     CostModel(const CostModel& like, const StepSettings& settings);
@@ -141,9 +146,9 @@ public:
     double computeSeconds(double flops, double bytes, DType dtype) const;
 
     /// The graph costed.
-    const Graph& graph() const { return graph_; }
+    const Graph& graph() const { return *graph_; }
     /// The cluster costed on.
-    const Cluster& cluster() const { return cluster_; }
+    const Cluster& cluster() const { return *cluster_; }
     /// The mesh strategies refer to.
     const Mesh& mesh() const { return mesh_; }
     /// The step settings (micro-batches, recomputation, optimizer, ZeRO).
@@ -164,8 +169,8 @@ private:
     void addSavedActivations(OpId o, const OpStrategy& s, OpCost& cost) const;
     double savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s) const;
 
-    const Graph& graph_;
-    const Cluster& cluster_;
+    std::shared_ptr<const Graph> graph_;
+    std::shared_ptr<const Cluster> cluster_;
     Mesh mesh_;
     StepSettings settings_;
     CommModel comm_;

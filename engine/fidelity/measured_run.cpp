@@ -84,7 +84,8 @@ RunPrediction predictRun(const MeasuredRun& run) {
 RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
     try {
         const ModelSource source = readModelSource(ModelRequest{run.model, run.sets, run.batch});
-        const Cluster cluster = withNodes(base, run.nodes);
+        const auto shared = std::make_shared<const Cluster>(withNodes(base, run.nodes));
+        const Cluster& cluster = *shared;
         const Mesh mesh = Mesh::parse(run.mesh);
         const auto data = mesh.axisOf(AxisRole::Data);
         const int replicas = data ? mesh.size(*data) : 1;
@@ -93,7 +94,7 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
                              std::to_string(replicas) + " data-parallel ranks");
         RunPrediction best;
         for (int m : microbatchCounts(run.microbatches, run.batch / replicas)) {
-            const Graph g = source.build(m);
+            const auto g = std::make_shared<const Graph>(source.build(m));
             StepSettings settings;
             settings.recompute = run.recompute;
             settings.attention = run.attention;
@@ -103,8 +104,8 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
             settings.schedule = run.schedule;
             settings.virtualStages = run.virtualStages;
             settings.microbatches = m;
-            const Plan plan = baselinePlan(g, mesh, run.strategy, settings);
-            const CostModel model(g, cluster, mesh, plan.settings);
+            const Plan plan = baselinePlan(*g, mesh, run.strategy, settings);
+            const CostModel model(g, shared, mesh, plan.settings);
             const auto e = evaluate(model, plan);
             best = RunPrediction{e->stepTime, e->stepTime, e->peakMemory, cluster.device.memoryBytes, e->feasible, m};
             if (e->feasible)

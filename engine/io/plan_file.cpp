@@ -224,7 +224,7 @@ Plan parsePlanJson(const std::string& text, const std::string& source, const Gra
     return parsePlanDocument(JsonFields(source).parse(text), source, graph);
 }
 
-std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation) {
+json planDocument(const Plan& plan, const Graph& graph, const Evaluation* evaluation) {
     json settings{{"microbatches", plan.settings.microbatches},
                   {"recompute", std::string(recomputeName(plan.settings.recompute))},
                   {"attention", std::string(attentionName(plan.settings.attention))},
@@ -278,7 +278,11 @@ std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* e
         doc["cost"] = {{"step_time_s", evaluation->stepTime},
                        {"peak_memory_bytes", evaluation->peakMemory},
                        {"feasible", evaluation->feasible}};
-    return doc.dump(1) + "\n";
+    return doc;
+}
+
+std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation) {
+    return planDocument(plan, graph, evaluation).dump(1) + "\n";
 }
 
 void savePlan(const std::string& path, const Plan& plan, const Graph& graph, const Evaluation* evaluation) {

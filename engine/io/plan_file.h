@@ -15,7 +15,9 @@ namespace shardscope {
 Plan parsePlanJson(const std::string& text, const std::string& source, const Graph& graph);
 /// Reads a parsed plan document, as parsePlanJson.
 Plan parsePlanDocument(const nlohmann::json& doc, const std::string& source, const Graph& graph);
-/// The plan as JSON, with the cost summary of `evaluation` if given.
+/// The plan as a JSON document, with the cost summary of `evaluation` if given.
+nlohmann::json planDocument(const Plan& plan, const Graph& graph, const Evaluation* evaluation);
+/// planDocument() as the text of a plan file.
 std::string planToJson(const Plan& plan, const Graph& graph, const Evaluation* evaluation);
 /// One tactic step's figures as the plan file stores them: {step_time_s, analytic_step_time_s,
 /// peak_memory_bytes, feasible, collectives_added, conflicts, notes, decided_axes}.

@@ -18,37 +18,40 @@ ModelWithPlan loadPlanWithModel(const ModelSource& model, const std::string& pla
     if (doc.is_object() && doc.contains("settings") && doc["settings"].is_object() &&
         doc["settings"].contains("microbatches") && doc["settings"]["microbatches"].is_number_integer())
         micro = std::max(1, doc["settings"]["microbatches"].get<int>());
-    ModelWithPlan out{model.build(micro), Plan{}};
-    out.plan = parsePlanDocument(doc, planPath, out.graph);
+    ModelWithPlan out{std::make_shared<const Graph>(model.build(micro)), Plan{}};
+    out.plan = parsePlanDocument(doc, planPath, *out.graph);
     return out;
 }
 
 Scenario loadScenario(const ScenarioRequest& request) {
-    Scenario s{readModelSource(request.model), Graph{}, loadCluster(request.cluster, request.nodes), Plan{}};
+    ModelSource source = readModelSource(request.model);
+    Cluster cluster = loadCluster(request.cluster, request.nodes);
+    std::shared_ptr<const Graph> graph;
+    Plan plan;
     const bool planFile = !isBaselineSpec(request.strategy);
     if (planFile) {
-        ModelWithPlan loaded = loadPlanWithModel(s.source, request.strategy);
+        ModelWithPlan loaded = loadPlanWithModel(source, request.strategy);
         const int micro = loaded.plan.settings.microbatches;
         if (request.microbatches && *request.microbatches != micro)
             throw InputError("--microbatches " + std::to_string(*request.microbatches) + " contradicts " +
                              request.strategy + " (microbatches " + std::to_string(micro) + ")");
-        s.graph = std::move(loaded.graph);
-        s.plan = std::move(loaded.plan);
-        if (!request.mesh.empty() && !(Mesh::parse(request.mesh) == s.plan.mesh))
+        graph = std::move(loaded.graph);
+        plan = std::move(loaded.plan);
+        if (!request.mesh.empty() && !(Mesh::parse(request.mesh) == plan.mesh))
             throw InputError("--mesh " + request.mesh + " contradicts " + request.strategy + " (mesh " +
-                             s.plan.mesh.toString() + ")");
-        if (request.recompute && *request.recompute != s.plan.settings.recompute)
+                             plan.mesh.toString() + ")");
+        if (request.recompute && *request.recompute != plan.settings.recompute)
             throw InputError("--recompute contradicts the settings of " + request.strategy);
-        if (request.attention && *request.attention != s.plan.settings.attention)
+        if (request.attention && *request.attention != plan.settings.attention)
             throw InputError("--attention contradicts the settings of " + request.strategy);
-        if (request.optimizer && *request.optimizer != s.plan.settings.optimizer)
+        if (request.optimizer && *request.optimizer != plan.settings.optimizer)
             throw InputError("--optimizer contradicts the settings of " + request.strategy);
-        if (request.zeroStage && *request.zeroStage != s.plan.settings.zeroStage)
+        if (request.zeroStage && *request.zeroStage != plan.settings.zeroStage)
             throw InputError("--zero " + std::to_string(*request.zeroStage) + " contradicts " + request.strategy +
-                             " (zero_stage " + std::to_string(s.plan.settings.zeroStage) + ")");
-        if ((request.schedule && *request.schedule != s.plan.settings.schedule) ||
-            (request.virtualStages && *request.virtualStages != s.plan.settings.virtualStages) ||
-            (!request.stages.empty() && request.stages != s.plan.pipeline.rangesText()))
+                             " (zero_stage " + std::to_string(plan.settings.zeroStage) + ")");
+        if ((request.schedule && *request.schedule != plan.settings.schedule) ||
+            (request.virtualStages && *request.virtualStages != plan.settings.virtualStages) ||
+            (!request.stages.empty() && request.stages != plan.pipeline.rangesText()))
             throw InputError("--schedule, --virtual-stages and --stages contradict the pipeline of " + request.strategy);
     } else {
         StepSettings settings;
@@ -59,35 +62,36 @@ Scenario loadScenario(const ScenarioRequest& request) {
         settings.virtualStages = request.virtualStages.value_or(1);
         settings.schedule = request.schedule.value_or(settings.virtualStages > 1 ? Schedule::Interleaved
                                                                                : Schedule::OneFOneB);
-        s.graph = s.source.build(settings.microbatches);
-        const Mesh mesh = request.mesh.empty() ? Mesh{{MeshAxis::of(AxisRole::Data, s.cluster.deviceCount())}}
+        graph = std::make_shared<const Graph>(source.build(settings.microbatches));
+        const Mesh mesh = request.mesh.empty() ? Mesh{{MeshAxis::of(AxisRole::Data, cluster.deviceCount())}}
                                                : Mesh::parse(request.mesh);
-        mesh.verify(s.cluster.deviceCount(), s.cluster.name);
-        s.plan = baselinePlan(s.graph, mesh, request.strategy, settings);
+        mesh.verify(cluster.deviceCount(), cluster.name);
+        plan = baselinePlan(*graph, mesh, request.strategy, settings);
         if (!request.stages.empty()) {
             if (mesh.pipelineStages() <= 1)
                 throw InputError("--stages " + request.stages.substr(0, 80) + ": the mesh " + mesh.toString() +
                                  " has no pipe axis");
-            const auto blocks = findRepeatedBlocks(s.graph);
-            s.plan.pipeline = makePipelineLayout(s.graph, mesh.pipelineStages(), settings.virtualStages,
+            const auto blocks = findRepeatedBlocks(*graph);
+            plan.pipeline = makePipelineLayout(*graph, mesh.pipelineStages(), settings.virtualStages,
                                                  parseChunkRanges(request.stages, blocks ? blocks->count() : 0));
         }
-        if (request.zeroStage && *request.zeroStage != s.plan.settings.zeroStage) {
-            if (s.plan.settings.zeroStage != 0)
+        if (request.zeroStage && *request.zeroStage != plan.settings.zeroStage) {
+            if (plan.settings.zeroStage != 0)
                 throw InputError("--zero " + std::to_string(*request.zeroStage) + " contradicts --strategy " +
                                  request.strategy);
-            s.plan.settings.zeroStage = *request.zeroStage;
-            s.plan.settings.zeroAxes = *request.zeroStage > 0 ? axisBit(mesh.axisOf(AxisRole::Data).value_or(AxisId(0))) : 0;
+            plan.settings.zeroStage = *request.zeroStage;
+            plan.settings.zeroAxes = *request.zeroStage > 0 ? axisBit(mesh.axisOf(AxisRole::Data).value_or(AxisId(0))) : 0;
         }
     }
     // Overlap is how the runtime runs the plan, not part of it: the command line's choice wins.
-    s.plan.settings.overlap = request.overlap.value_or(s.plan.settings.overlap);
-    s.plan.settings.tpOverlap = request.tpOverlap.value_or(s.plan.settings.tpOverlap);
-    s.plan.settings.bucketBytes = request.bucketBytes.value_or(s.plan.settings.bucketBytes);
-    s.plan.mesh.verify(s.cluster.deviceCount(), s.cluster.name);
-    if (auto e = s.plan.verify(s.graph); !e.empty())
+    plan.settings.overlap = request.overlap.value_or(plan.settings.overlap);
+    plan.settings.tpOverlap = request.tpOverlap.value_or(plan.settings.tpOverlap);
+    plan.settings.bucketBytes = request.bucketBytes.value_or(plan.settings.bucketBytes);
+    plan.mesh.verify(cluster.deviceCount(), cluster.name);
+    if (auto e = plan.verify(*graph); !e.empty())
         throw InputError(e);
-    return s;
+    return Scenario{std::move(source), std::move(graph), std::make_shared<const Cluster>(std::move(cluster)),
+                    std::move(plan)};
 }
 
 } // namespace shardscope

@@ -7,6 +7,7 @@
 #include "engine/ir/graph.h"
 #include "engine/plans/plan.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -35,14 +36,14 @@ struct ScenarioRequest {
 /// A loaded model, cluster and plan that agree with each other.
 struct Scenario {
     ModelSource source;   ///< the model as read, to build it again for another batch or micro-batch count
-    Graph graph;
-    Cluster cluster;
+    std::shared_ptr<const Graph> graph;
+    std::shared_ptr<const Cluster> cluster;
     Plan plan;
 };
 
 /// A model and a plan file read for it.
 struct ModelWithPlan {
-    Graph graph;
+    std::shared_ptr<const Graph> graph;
     Plan plan;
 };
 

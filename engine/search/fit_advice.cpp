@@ -10,14 +10,14 @@ namespace shardscope {
 namespace {
 
 /// The best baseline over `meshes` with `settings` and `open` on `cluster`, if one fits.
-std::optional<CandidatePlan> bestFittingBaseline(const SearchRequest& r, const Cluster& cluster,
+std::optional<CandidatePlan> bestFittingBaseline(const SearchRequest& r, const std::shared_ptr<const Cluster>& cluster,
                                                  const std::vector<Mesh>& meshes, const StepSettings& settings,
                                                  const OpenSettings& open, GraphCache& graphs) {
     SharedBound bound;
     std::optional<CandidatePlan> best;
     for (const Mesh& mesh : meshes) {
         MeshSearchInput in;
-        in.cluster = &cluster;
+        in.cluster = cluster;
         in.graphs = &graphs;
         const auto data = mesh.axisOf(AxisRole::Data);
         in.space = settingsSpace(settings, open, r.family ? std::optional<int>(r.family->globalBatch) : std::nullopt,
@@ -52,7 +52,7 @@ std::vector<std::string> fitAdvice(const SearchRequest& r, const OpenSettings& o
         for (int z = r.settings.zeroStage + 1; z <= 3 && !r.stop.stop_requested(); ++z) {
             StepSettings s = r.settings;
             s.zeroStage = z;
-            if (const auto p = bestFittingBaseline(r, cluster, meshes, s, open, graphs)) {
+            if (const auto p = bestFittingBaseline(r, r.cluster, meshes, s, open, graphs)) {
                 advice.push_back("ZeRO stage " + std::to_string(z) + ": " + figures(*p, cluster));
                 break;
             }
@@ -63,7 +63,7 @@ std::vector<std::string> fitAdvice(const SearchRequest& r, const OpenSettings& o
                 continue;
             StepSettings s = r.settings;
             s.recompute = rc;
-            if (const auto p = bestFittingBaseline(r, cluster, meshes, s, open, graphs)) {
+            if (const auto p = bestFittingBaseline(r, r.cluster, meshes, s, open, graphs)) {
                 advice.push_back(std::string(recomputeName(rc)) + " recomputation: " + figures(*p, cluster));
                 break;
             }
@@ -75,7 +75,7 @@ std::vector<std::string> fitAdvice(const SearchRequest& r, const OpenSettings& o
             ++tried;
             StepSettings s = r.settings;
             s.microbatches = m;
-            if (const auto p = bestFittingBaseline(r, cluster, meshes, s, open, graphs)) {
+            if (const auto p = bestFittingBaseline(r, r.cluster, meshes, s, open, graphs)) {
                 advice.push_back(std::to_string(m) + " micro-batches: " + figures(*p, cluster));
                 break;
             }
@@ -83,8 +83,9 @@ std::vector<std::string> fitAdvice(const SearchRequest& r, const OpenSettings& o
     // More nodes, with everything else as asked.
     bool found = false;
     for (int k = 2; k <= 64 && cluster.levels.size() >= 2 && !found && !r.stop.stop_requested(); k *= 2) {
-        Cluster bigger = cluster;
-        bigger.levels.back().size *= k;
+        auto grown = std::make_shared<Cluster>(cluster);
+        grown->levels.back().size *= k;
+        const Cluster& bigger = *grown;
         std::vector<Mesh> scaled;
         if (r.mesh) {
             Mesh m = *r.mesh;
@@ -94,7 +95,7 @@ std::vector<std::string> fitAdvice(const SearchRequest& r, const OpenSettings& o
         } else {
             scaled = candidateMeshes(bigger.deviceCount(), bigger.devicesPerNode());
         }
-        if (const auto p = bestFittingBaseline(r, bigger, scaled, r.settings, open, graphs)) {
+        if (const auto p = bestFittingBaseline(r, grown, scaled, r.settings, open, graphs)) {
             advice.push_back(std::to_string(k) + "x the nodes (" + std::to_string(bigger.levels.back().size) +
                              " nodes, " + std::to_string(bigger.deviceCount()) + " devices): " + figures(*p, bigger));
             found = true;

@@ -53,8 +53,8 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
         for (const auto& [key, other] : combos_)
             if (other.get() != slot.get() && other->model && std::get<0>(key) == s.microbatches)
                 like = other->model.get();
-        slot->model = like ? std::make_unique<CostModel>(*like, s)
-                           : std::make_unique<CostModel>(*slot->graph->graph, *in_.cluster, mesh_, s, comm_);
+        slot->model = like ? std::make_shared<const CostModel>(*like, s)
+                           : std::make_shared<const CostModel>(slot->graph->graph, in_.cluster, mesh_, s, comm_);
         const RepeatedBlocks* folded = slot->graph->folded();
         if (mesh_.pipelineStages() > 1) {
             // The same graph (micro-batch count) has the same blocks and starting cut: found once.
@@ -91,7 +91,7 @@ SearchProblem& MeshSearch::problemOf(Combo& c) {
                 other->settings.microbatches == c.settings.microbatches &&
                 (!like || other->settings.recompute == c.settings.recompute))
                 like = other->problem.get();
-        c.problem = std::make_unique<SearchProblem>(*c.model, in_.pins, c.graph->folded(), in_.stop,
+        c.problem = std::make_unique<SearchProblem>(c.model, in_.pins, c.graph->folded(), in_.stop,
                                                     SearchProblem::Edges::Deferred, &strategies_[c.settings.microbatches],
                                                     like, c.blocks.get());
     }

@@ -52,7 +52,7 @@ private:
 
 /// What a mesh search needs from the request.
 struct MeshSearchInput {
-    const Cluster* cluster = nullptr;
+    std::shared_ptr<const Cluster> cluster;
     GraphCache* graphs = nullptr;
     SettingsSpace space;
     AxisSet zeroAxes = 0;                               ///< axes ZeRO shards over on this mesh
@@ -116,7 +116,7 @@ private:
     struct Combo {
         StepSettings settings;
         std::shared_ptr<const GraphVariant> graph;
-        std::unique_ptr<CostModel> model;
+        std::shared_ptr<const CostModel> model;
         PipelineLayout layout;                ///< on a mesh with a pipe axis: the fixed cut, else the balanced one (one keeping locked ops' stages)
         std::shared_ptr<const RepeatedBlocks> blocks; ///< pipelined: its graph's blocks (shared by its graph's combinations)
         std::vector<std::size_t> twin;        ///< per op: the op whose strategy it repeats (itself outside blocks 3..L)

@@ -149,7 +149,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     const auto pins = pinsOf(r);
     // Repeated layers, folded unless locks or pins make the blocks differ.
     const bool fold = r.algorithm == SearchAlgorithm::Auto || r.algorithm == SearchAlgorithm::Tapas;
-    GraphCache graphs(std::shared_ptr<const Graph>(std::shared_ptr<void>{}, r.graph), r.settings.microbatches,
+    GraphCache graphs(r.graph, r.settings.microbatches,
                       r.family, [&](const Graph& g) -> std::optional<RepeatedBlocks> {
                           if (!fold)
                               return std::nullopt;
@@ -351,12 +351,12 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
                             " slower than the fastest plan that fits (Lagrangian dual bound)");
     rep.history = bound.history();
     // The graph of the chosen micro-batch count, owned by the result.
-    result->graph = chosen.graph->graph.get() == r.graph ? std::make_shared<const Graph>(*r.graph) : chosen.graph->graph;
+    result->graph = chosen.graph->graph;
     rep.searchSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     // The chosen plan's full breakdown, timed apart: it is the result's presentation, not the search.
     const auto evaluated = Clock::now();
-    const CostModel model(*result->graph, *r.cluster, result->plan.mesh, result->plan.settings);
-    result->evaluation = evaluate(model, result->plan);
+    result->model = std::make_shared<const CostModel>(result->graph, r.cluster, result->plan.mesh, result->plan.settings);
+    result->evaluation = evaluate(*result->model, result->plan);
     rep.evaluationSeconds = std::chrono::duration<double>(Clock::now() - evaluated).count();
     if (!result->evaluation->feasible && !rep.cancelled)
         rep.fitAdvice = fitAdvice(r, open, graphs);

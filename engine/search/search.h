@@ -26,8 +26,8 @@ struct SearchProgress {
 
 /// What to search.
 struct SearchRequest {
-    const Graph* graph = nullptr;                    ///< the graph of settings.microbatches micro-batches
-    const Cluster* cluster = nullptr;
+    std::shared_ptr<const Graph> graph;              ///< the graph of settings.microbatches micro-batches
+    std::shared_ptr<const Cluster> cluster;
     std::optional<Mesh> mesh;                        ///< nullopt: choose the mesh
     StepSettings settings;                           ///< the fixed settings (open ones are chosen)
     OpenSettings open;                               ///< which settings the search chooses
@@ -83,7 +83,8 @@ struct SearchReport {
 struct SearchResult {
     Plan plan;
     std::shared_ptr<const Graph> graph;  ///< the graph the plan is for (its micro-batch count's)
-    std::shared_ptr<const Evaluation> evaluation;
+    std::shared_ptr<const CostModel> model;       ///< the plan's cost model (its graph, mesh and settings)
+    std::shared_ptr<const Evaluation> evaluation; ///< evaluate(*model, plan)
     SearchReport report;
 };
 

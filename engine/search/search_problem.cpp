@@ -71,10 +71,11 @@ const std::vector<OpStrategy>& StrategyCache::of(const Graph& graph, OpId o, con
     return *slot;
 }
 
-SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
+SearchProblem::SearchProblem(std::shared_ptr<const CostModel> shared, const std::vector<std::optional<StrategyPin>>& pins,
                              const RepeatedBlocks* folded, std::stop_token stop, Edges edges, StrategyCache* strategies,
                              const SearchProblem* like, const RepeatedBlocks* blocks)
-    : model_(model), weights_(pipelineWeights(model.mesh(), model.settings())), folded_(folded) {
+    : model_(std::move(shared)), weights_(pipelineWeights(model_->mesh(), model_->settings())), folded_(folded) {
+    const CostModel& model = *model_;
     if (like && (like->cancelled_ || like->folded_ != folded || like->size() != int(model.graph().ops().size()) ||
                  like->weights_ != weights_))
         like = nullptr;
@@ -101,7 +102,7 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
             ops_[v] = ops_[source[v]];
             continue;
         }
-        if (like && model.costsOpAs(OpId(v), like->model_)) {
+        if (like && model.costsOpAs(OpId(v), *like->model_)) {
             ops_[v] = like->ops_[v];
             continue;
         }
@@ -143,7 +144,7 @@ SearchProblem::SearchProblem(const CostModel& model, const std::vector<std::opti
 }
 
 void SearchProblem::shareEdges(const SearchProblem& other) {
-    if (other.model_.settings().recompute == model_.settings().recompute) {
+    if (other.model_->settings().recompute == model_->settings().recompute) {
         pairs_ = other.pairs_;
         parts_ = other.parts_;
         hasEdges_ = other.hasEdges_;
@@ -276,7 +277,7 @@ void SearchProblem::buildEdges(std::stop_token stop) {
     // Edge tables [candidate of a][candidate of b], summed per pair of ops a < b and kept by pass. A
     // pair inside a folded block (3..L) shares the tables of its twin in block 2 (or of the entry from
     // block 1).
-    const auto& edges = model_.edges();
+    const auto& edges = model_->edges();
     auto twinOf = [&](const Edge& e) -> std::pair<int, int> {
         const int from = folded->blockOf[e.from.index()] == folded->blockOf[e.to.index()]
                              ? int(source[e.from.index()])
@@ -374,7 +375,7 @@ void SearchProblem::buildEdges(std::stop_token stop) {
 
 void SearchProblem::combineParts() {
     // How often each op's input reshardings run forward: twice when this setting recomputes it.
-    auto passes = [&](int consumer) { return double(model_.forwardPasses(OpId(std::size_t(consumer)))); };
+    auto passes = [&](int consumer) { return double(model_->forwardPasses(OpId(std::size_t(consumer)))); };
     pairs_.clear();
     pairs_.reserve(parts_->pairs.size());
     // Folded repeats share their parts; they share the combined table too.
@@ -402,19 +403,19 @@ void SearchProblem::combineParts() {
 std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(const Edge& e, EdgeCache& cache) const {
     const auto& cu = candidates(e.from.value);
     const auto& cw = candidates(e.to.value);
-    const EndGroups<CostModel::ProducerEnd> from(cu, [&](const OpStrategy& s) { return model_.producerEnd(e, s); });
-    const EndGroups<CostModel::ConsumerEnd> to(cw, [&](const OpStrategy& s) { return model_.consumerEnd(e, s); });
+    const EndGroups<CostModel::ProducerEnd> from(cu, [&](const OpStrategy& s) { return model_->producerEnd(e, s); });
+    const EndGroups<CostModel::ConsumerEnd> to(cw, [&](const OpStrategy& s) { return model_->consumerEnd(e, s); });
     // Edges of the same tensor size, gradient need and ends (say the same layer's in several
     // unfolded blocks) cost the same: cost the distinct pairs of ends once per build.
     auto [slot, fresh] = cache.byKey.try_emplace(
-        EdgeKey{model_.graph().tensor(e.tensor).bytes(), model_.needsGradient(e.tensor), model_.keepsProducerSharding(e),
+        EdgeKey{model_->graph().tensor(e.tensor).bytes(), model_->needsGradient(e.tensor), model_->keepsProducerSharding(e),
                 from.ends, to.ends});
     std::vector<CostModel::EdgeTimes>& distinct = slot->second;
     if (fresh) {
         // CostModel::edgeTimes, with each resharding priced once per build: other edges carry the
         // same reshardings of the same size.
-        const double bytes = model_.graph().tensor(e.tensor).bytes();
-        const bool gradient = model_.needsGradient(e.tensor);
+        const double bytes = model_->graph().tensor(e.tensor).bytes();
+        const bool gradient = model_->needsGradient(e.tensor);
         auto words = [](const auto& ends, auto part) {
             std::vector<std::optional<std::uint64_t>> out;
             for (const auto& end : ends)
@@ -427,7 +428,7 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
         const auto toGradient = words(to.ends, &CostModel::ConsumerEnd::gradient);
         auto time = [&](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b,
                         const TensorSharding& sa, const TensorSharding& sb) {
-            auto price = [&] { return model_.reshardTime(sa, sb, bytes); };
+            auto price = [&] { return model_->reshardTime(sa, sb, bytes); };
             return a && b ? cache.reshardings.time(bytes, *a, *b, price) : price();
         };
         distinct.resize(from.ends.size() * to.ends.size());
@@ -438,7 +439,7 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
                     gradient ? time(toGradient[j], fromGradient[i], to.ends[j].gradient, from.ends[i].gradient).seconds
                              : 0;
                 distinct[i * to.ends.size() + j] =
-                    model_.edgeParts(e, forward, back, CostModel::windows(from.ends[i], to.ends[j]));
+                    model_->edgeParts(e, forward, back, CostModel::windows(from.ends[i], to.ends[j]));
             }
     }
     std::vector<double> forward(cu.size() * cw.size()), backward(cu.size() * cw.size());

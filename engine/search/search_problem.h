@@ -72,7 +72,7 @@ public:
     /// `blocks`, on a pipelined mesh, are the graph's repeated blocks whose exits carry the stage sends
     /// (found here when neither they nor `folded` are given).
     enum class Edges { Build, Deferred };
-    SearchProblem(const CostModel& model, const std::vector<std::optional<StrategyPin>>& pins,
+    SearchProblem(std::shared_ptr<const CostModel> model, const std::vector<std::optional<StrategyPin>>& pins,
                   const RepeatedBlocks* folded = nullptr, std::stop_token stop = {}, Edges edges = Edges::Build,
                   StrategyCache* strategies = nullptr, const SearchProblem* like = nullptr,
                   const RepeatedBlocks* blocks = nullptr);
@@ -143,7 +143,7 @@ public:
     /// The repeated blocks the tables were folded over, or null.
     const RepeatedBlocks* folded() const { return folded_; }
     /// The cost model the tables came from.
-    const CostModel& model() const { return model_; }
+    const CostModel& model() const { return *model_; }
 
 private:
     /// One op's candidates and their costs; folded repeats share one.
@@ -164,7 +164,7 @@ private:
     /// pairs_ from parts_, weighing the forward parts by this model's recomputation.
     void combineParts();
 
-    const CostModel& model_;
+    std::shared_ptr<const CostModel> model_;
     PipelineWeights weights_;           ///< how the sums stand for a pipelined step (all 1 without)
     const RepeatedBlocks* folded_ = nullptr;
     std::vector<std::shared_ptr<const OpTables>> ops_;

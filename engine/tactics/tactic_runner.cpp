@@ -70,7 +70,8 @@ public:
         r_.mesh.verify(r_.cluster->deviceCount(), r_.cluster->name);
         auto out = std::make_shared<TacticRun>();
         // The plan before any tactic: everything replicated.
-        previous_ = collectiveCounts(*cost(plan_.complete(r_.tactics, "tactics")));
+        const Plan replicated = plan_.complete(r_.tactics, "tactics");
+        previous_ = collectiveCounts(*evaluate(*modelFor(replicated), replicated));
         for (std::size_t i = 0; i < r_.tactics.size(); ++i) {
             if (r_.stop.stop_requested()) {
                 out->cancelled = true;
@@ -88,9 +89,11 @@ public:
         out->tensors = plan_.tensors;
         if (out->stages.empty()) {
             out->plan = plan_.complete(r_.tactics, "tactics");
-            out->evaluation = cost(out->plan);
+            out->model = modelFor(out->plan);
+            out->evaluation = evaluate(*out->model, out->plan);
         } else {
             out->plan = out->stages.back().plan;
+            out->model = out->stages.back().model;
             out->evaluation = out->stages.back().evaluation;
         }
         out->plan.tactics = r_.tactics;
@@ -101,9 +104,8 @@ public:
     }
 
 private:
-    std::shared_ptr<const Evaluation> cost(const Plan& plan) const {
-        const CostModel model(g_, *r_.cluster, plan.mesh, plan.settings);
-        return evaluate(model, plan);
+    std::shared_ptr<const CostModel> modelFor(const Plan& plan) const {
+        return std::make_shared<const CostModel>(r_.graph, r_.cluster, plan.mesh, plan.settings);
     }
 
     AxisId axisOf(int i) const {
@@ -199,7 +201,7 @@ private:
         // The axis searched, or -1 for every axis.
         const int only = t.axis.empty() ? -1 : axisOf(i).value;
         SearchRequest s;
-        s.graph = &g_;
+        s.graph = r_.graph;
         s.cluster = r_.cluster;
         s.mesh = r_.mesh;
         s.settings = plan_.settings;
@@ -241,9 +243,9 @@ private:
     TacticStage stage(TacticStep step) {
         TacticStage s;
         s.plan = plan_.complete(r_.tactics, "tactics");
-        const CostModel model(g_, *r_.cluster, s.plan.mesh, s.plan.settings);
-        s.evaluation = evaluate(model, s.plan);
-        const auto sim = simulate(model, s.plan, r_.simulation);
+        s.model = modelFor(s.plan);
+        s.evaluation = evaluate(*s.model, s.plan);
+        const auto sim = simulate(*s.model, s.plan, r_.simulation);
         step.stepTime = sim->stepTime;
         step.analyticStepTime = s.evaluation->stepTime;
         step.peakMemory = s.evaluation->peakMemory;

@@ -17,8 +17,8 @@ namespace shardscope {
 
 /// What to apply the tactics to.
 struct TacticRequest {
-    const Graph* graph = nullptr;
-    const Cluster* cluster = nullptr;
+    std::shared_ptr<const Graph> graph;
+    std::shared_ptr<const Cluster> cluster;
     Mesh mesh;
     StepSettings settings;
     std::vector<Tactic> tactics;
@@ -31,7 +31,8 @@ struct TacticRequest {
 /// The plan after one tactic.
 struct TacticStage {
     Plan plan;                                  ///< undecided axes split nothing
-    std::shared_ptr<const Evaluation> evaluation;
+    std::shared_ptr<const CostModel> model;     ///< the plan's cost model
+    std::shared_ptr<const Evaluation> evaluation; ///< evaluate(*model, plan)
     TacticStep step;                            ///< the figures (also in the final plan's tacticSteps)
     std::vector<int> decidedAxes;               ///< per op, how many axes are decided
 };
@@ -40,7 +41,8 @@ struct TacticStage {
 struct TacticRun {
     std::vector<TacticStage> stages;            ///< one per tactic, in order
     Plan plan;                                  ///< the last stage's plan, with the tactics and steps recorded
-    std::shared_ptr<const Evaluation> evaluation;
+    std::shared_ptr<const CostModel> model;     ///< the plan's cost model
+    std::shared_ptr<const Evaluation> evaluation; ///< evaluate(*model, plan)
     std::vector<TensorDecision> tensors;        ///< every tensor a tactic fixed, with the tactic
     bool cancelled = false;                     ///< stopped before the last tactic
 };

@@ -172,7 +172,7 @@ void benchLargeModel() {
         r.cluster = "dgx-a100";
         clock.start();
         ticker.start(2);
-        window.session()->openScenario(r);
+        window.session()->loads().openScenario(r);
         QTest::qWait(50);
         if (!waitFor([&] { return window.settled(); }))
             return;
@@ -198,7 +198,7 @@ int main(int argc, char** argv) {
     r.nodes = 128;
     r.mesh = "data=128,model=8";
     r.strategy = "megatron-sp";
-    session.openScenario(r);
+    session.loads().openScenario(r);
     if (!waitFor([&] { return !session.busy() && !view.layoutBusy() && view.displayGraph(); }))
         return 1;
     auto* graphics = view.findChild<QGraphicsView*>();

@@ -349,8 +349,11 @@ private slots:
         // Every pair of ZeRO stage x recomputation x attention kernel settings on one mesh, every op, every valid
         // strategy: where costsOpAs() says the op costs the same, opCost agrees field by field; where
         // it says not, some strategy's cost differs (so the search shares all it can).
-        const Graph g = loadModel(ModelRequest{"gpt", {"layers=2"}, std::nullopt}, 2);
-        const Cluster c = clusterPreset("dgx-a100", 1);
+        // One graph and cluster shared by every model: costsOpAs() holds only within one problem.
+        const auto graphShared = std::make_shared<const Graph>(loadModel(ModelRequest{"gpt", {"layers=2"}, std::nullopt}, 2));
+        const auto clusterShared = std::make_shared<const Cluster>(clusterPreset("dgx-a100", 1));
+        const Graph& g = *graphShared;
+        const Cluster& c = *clusterShared;
         const Mesh mesh = Mesh::parse("data=4,model=2");
         std::vector<std::unique_ptr<CostModel>> models;
         for (int z : {0, 1, 3})
@@ -362,7 +365,7 @@ private slots:
                     s.zeroAxes = z > 0 ? axisBit(AxisId(0)) : 0;
                     s.recompute = r;
                     s.attention = a;
-                    models.push_back(std::make_unique<CostModel>(g, c, mesh, s));
+                    models.push_back(std::make_unique<CostModel>(graphShared, clusterShared, mesh, s));
                 }
         auto same = [](const OpCost& x, const OpCost& y) {
             return x.forward == y.forward && x.backward == y.backward && x.recompute == y.recompute &&

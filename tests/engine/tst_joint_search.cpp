@@ -2,6 +2,7 @@
 // every mesh x every ZeRO stage, recomputation and micro-batch count x every assignment of
 // strategies is enumerated, and the fastest that fits must be what the search returns.
 
+#include "shared_copy.h"
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
@@ -52,7 +53,7 @@ Oracle bruteForce(const Model& model, const Cluster& c) {
                     const StepSettings s = space.at(z, r, m, data ? axisBit(*data) : 0);
                     const Graph g = model.build(m);
                     const CostModel cm(g, c, mesh, s);
-                    const SearchProblem p(cm, {});
+                    const SearchProblem p(sharedCopy(cm), {});
                     std::vector<int> choice(std::size_t(p.size()), 0);
                     while (true) {
                         const double t = p.stepTime(choice);
@@ -76,8 +77,8 @@ Oracle bruteForce(const Model& model, const Cluster& c) {
 
 std::shared_ptr<const SearchResult> jointSearch(const Model& model, const Graph& g, const Cluster& c) {
     SearchRequest r;
-    r.graph = &g;
-    r.cluster = &c;
+    r.graph = sharedCopy(g);
+    r.cluster = sharedCopy(c);
     r.open = OpenSettings::all();
     r.family = GraphFamily{model.params.batch, [model](int m) { return model.build(m); }};
     r.threads = 1;

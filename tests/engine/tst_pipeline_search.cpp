@@ -2,6 +2,7 @@
 // and micro-batch counts it tries, its plans against an exhaustive contest of the expert's
 // pipelined plans, the folded evaluation it scores them with, and refusals.
 
+#include "shared_copy.h"
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
@@ -41,8 +42,8 @@ Cluster nodes(int count, int perNode) {
 
 SearchRequest request(const Graph& g, const Cluster& c, const ModelParams& p) {
     SearchRequest r;
-    r.graph = &g;
-    r.cluster = &c;
+    r.graph = sharedCopy(g);
+    r.cluster = sharedCopy(c);
     r.open = OpenSettings::all();
     r.family = GraphFamily{p.batch, [p](int m) { return buildModel("gpt", p, m, "gpt"); }};
     r.threads = 1;
@@ -213,7 +214,7 @@ private slots:
         r.blockStages.assign(8, -1);
         r.blockStages[1] = 1;
         // Re-searched on the first plan's graph (its micro-batch count), as the window does.
-        r.graph = first->graph.get();
+        r.graph = first->graph;
         r.settings = first->plan.settings;
         r.open.microbatches = false;
         const auto again = search(r);
@@ -282,7 +283,7 @@ private slots:
         std::vector<std::pair<double, double>> plans;
         {
             const CostModel model(g, c, m, s);
-            const SearchProblem problem(model, {});
+            const SearchProblem problem(sharedCopy(model), {});
             std::vector<int> choice(std::size_t(problem.size()), 0);
             while (true) {
                 Plan plan = Plan::replicated(g.ops().size(), m);
@@ -311,8 +312,8 @@ private slots:
         QVERIFY(plans.size() > 10000);
         QVERIFY(best < std::numeric_limits<double>::infinity());
         SearchRequest r;
-        r.graph = &g;
-        r.cluster = &c;
+        r.graph = sharedCopy(g);
+        r.cluster = sharedCopy(c);
         r.mesh = m;
         r.settings = s;
         r.threads = 1;

@@ -1,6 +1,7 @@
 // The search (docs/DESIGN.md, Search): the exact DP against brute force on random branchy graphs, and the
 // properties a user relies on: never worse than a baseline, locks kept, cancellation, determinism.
 
+#include "shared_copy.h"
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
@@ -65,8 +66,8 @@ Graph randomDag(std::mt19937& rng, int n) {
 
 SearchRequest request(const Graph& g, const Cluster& c, const std::string& mesh, const std::string& algo = "auto") {
     SearchRequest r;
-    r.graph = &g;
-    r.cluster = &c;
+    r.graph = sharedCopy(g);
+    r.cluster = sharedCopy(c);
     if (mesh != "auto")
         r.mesh = Mesh::parse(mesh);
     r.algorithm = parseAlgorithm(algo);
@@ -93,7 +94,7 @@ private slots:
             const Graph g = randomDag(rng, n);
             const Mesh mesh = Mesh::parse(meshes[seed % meshes.size()]);
             const CostModel model(g, cluster, mesh, StepSettings{});
-            const SearchProblem problem(model, {});
+            const SearchProblem problem(sharedCopy(model), {});
             if (problem.spaceSize() > 2e5)
                 continue;
             const double lambda = (seed % 3 == 0) ? 1e-12 : 0.0; // some with a memory weight
@@ -126,7 +127,7 @@ private slots:
         const Graph g = preset(parts[0].toStdString(), sets);
         const Cluster c = clusterPreset("dgx-a100", 1);
         const CostModel model_(g, c, Mesh::parse(mesh.toStdString()), StepSettings{});
-        const SearchProblem problem(model_, {});
+        const SearchProblem problem(sharedCopy(model_), {});
         QVERIFY(problem.spaceSize() <= BruteSolver::kLimit);
         const Solution brute = BruteSolver().solve(problem, 0, {});
         const Solution pase = PaseSolver().solve(problem, 0, {});
@@ -137,7 +138,7 @@ private slots:
         const Graph g = preset("gpt");
         const Cluster c = clusterPreset("dgx-a100", 1);
         const CostModel model(g, c, Mesh::parse("data=4,model=2"), StepSettings{});
-        const SearchProblem problem(model, {});
+        const SearchProblem problem(sharedCopy(model), {});
         const std::vector<int> start(std::size_t(problem.size()), 0); // everything replicated
         const Solution local = localSearch(problem, start, 0, 50, {});
         const Solution exact = PaseSolver().solve(problem, 0, {});
@@ -149,7 +150,7 @@ private slots:
         const Graph g = preset("gpt");
         const Cluster c = clusterPreset("dgx-a100", 1);
         const CostModel model(g, c, Mesh::parse("data=4,model=2"), StepSettings{});
-        const SearchProblem problem(model, {});
+        const SearchProblem problem(sharedCopy(model), {});
         QVERIFY_THROWS_EXCEPTION(InputError, BruteSolver().solve(problem, 0, {}));
     }
     void tapasEqualsPase_data() {
@@ -170,8 +171,8 @@ private slots:
         const auto blocks = findRepeatedBlocks(g);
         QVERIFY(blocks);
         QVERIFY(blocks->count() >= layers - 1);
-        const SearchProblem unfolded(cm, {});
-        const SearchProblem folded(cm, {}, &*blocks);
+        const SearchProblem unfolded(sharedCopy(cm), {});
+        const SearchProblem folded(sharedCopy(cm), {}, &*blocks);
         const Solution pase = PaseSolver().solve(unfolded, 0, {});
         const Solution tapas = TapasSolver().solve(folded, 0, {});
         QVERIFY2(std::abs(tapas.objective - pase.objective) <= 1e-9 * pase.objective,
@@ -200,7 +201,7 @@ private slots:
         const CostModel cm(g, c, Mesh::parse("data=2,seq=2,model=4"), StepSettings{});
         const auto blocks = findRepeatedBlocks(g);
         QVERIFY(blocks);
-        const SearchProblem folded(cm, {}, &*blocks), unfolded(cm, {});
+        const SearchProblem folded(sharedCopy(cm), {}, &*blocks), unfolded(sharedCopy(cm), {});
         const auto first = firstBlockAsGhost(folded, *blocks);
         QVERIFY(first);
         QCOMPARE(QString::fromStdString(g.ops()[std::size_t(first->entry)].name), entry);
@@ -227,7 +228,7 @@ private slots:
         std::vector<std::optional<StrategyPin>> pins(g.ops().size());
         const OpId norm = blocks->blocks[0][0];
         pins[norm.index()] = StrategyPin::of(OpStrategy::replicated(mesh.rank()));
-        const SearchProblem folded(cm, pins, &*blocks), unfolded(cm, pins);
+        const SearchProblem folded(sharedCopy(cm), pins, &*blocks), unfolded(sharedCopy(cm), pins);
         QVERIFY(!firstBlockAsGhost(folded, *blocks));
         const Solution pase = PaseSolver().solve(unfolded, 0, {});
         const Solution tapas = TapasSolver().solve(folded, 0, {});

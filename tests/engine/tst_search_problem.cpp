@@ -2,6 +2,7 @@
 // its edges' costs (CostModel::edgeCost, the breakdown the evaluator prints), whether the tables were
 // built for this recomputation, weighed from another's pass-split parts, or folded over repeats.
 
+#include "shared_copy.h"
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
@@ -141,7 +142,7 @@ private slots:
         const Graph g = smallGpt();
         const Cluster c = clusterPreset("dgx-a100", 1);
         const CostModel model(g, c, Mesh::parse("data=4,model=2"), settings(Recompute(recompute)));
-        compareWithEdgeCosts(model, SearchProblem(model, {}));
+        compareWithEdgeCosts(model, SearchProblem(sharedCopy(model), {}));
     }
     void partsOfAnotherRecomputationGiveThisOnesTables() {
         // Built for no recomputation, weighed for full (every forward resharding runs twice) and
@@ -150,15 +151,15 @@ private slots:
         const Cluster c = clusterPreset("dgx-a100", 1);
         const Mesh mesh = Mesh::parse("data=4,model=2");
         const CostModel none(g, c, mesh, settings(Recompute::None));
-        const SearchProblem source(none, {});
+        const SearchProblem source(sharedCopy(none), {});
         QVERIFY(source.edgeParts());
         for (Recompute r : {Recompute::Selective, Recompute::Full}) {
             const CostModel model(g, c, mesh, settings(r));
-            SearchProblem weighed(model, {}, nullptr, {}, SearchProblem::Edges::Deferred);
+            SearchProblem weighed(sharedCopy(model), {}, nullptr, {}, SearchProblem::Edges::Deferred);
             QVERIFY(!weighed.hasEdges());
             weighed.useEdgeParts(source.edgeParts());
             compareWithEdgeCosts(model, weighed);
-            SearchProblem shared(model, {}, nullptr, {}, SearchProblem::Edges::Deferred);
+            SearchProblem shared(sharedCopy(model), {}, nullptr, {}, SearchProblem::Edges::Deferred);
             shared.shareEdges(source);
             compareWithEdgeCosts(model, shared);
         }
@@ -172,7 +173,7 @@ private slots:
         QVERIFY(blocks->count() >= 3);
         const Cluster c = clusterPreset("dgx-a100", 1);
         const CostModel model(g, c, Mesh::parse("data=2,model=4"), settings(Recompute::Selective));
-        compareWithEdgeCosts(model, SearchProblem(model, {}, &*blocks));
+        compareWithEdgeCosts(model, SearchProblem(sharedCopy(model), {}, &*blocks));
     }
     void recomputationOnlyRepeatsTheForwardPart() {
         // By hand on one edge: full recomputation runs each forward resharding f into a recomputed op
@@ -215,7 +216,7 @@ private slots:
         // every choice whose additive memory fits C takes at least min_x (T + lambda M)(x) - lambda C.
         const SmallMlp mlp;
         const CostModel model = mlp.model(0);
-        const SearchProblem p(model, {});
+        const SearchProblem p(sharedCopy(model), {});
         const std::vector<double> memories =
             sortedOverEveryChoice(p, [&](const std::vector<int>& x) { return p.memoryOf(x); });
         QVERIFY(memories.size() > 100);
@@ -236,7 +237,7 @@ private slots:
         // are also its smallest; the next test has memory binding.)
         const SmallMlp mlp;
         const CostModel model = mlp.model(0);
-        const SearchProblem p(model, {});
+        const SearchProblem p(sharedCopy(model), {});
         const std::vector<double> peaks =
             sortedOverEveryChoice(p, [&](const std::vector<int>& x) { return p.peakMemory(x); });
         for (double quantile : {0.0, 0.02, 0.1, 0.25, 0.5, 1.0}) {
@@ -263,11 +264,11 @@ private slots:
         s.zeroAxes = axisBit(AxisId(0));
         s.overlap = false; // every gradient reduction exposed: the fast candidates are the big ones
         const CostModel model(g, c, Mesh::parse("data=32,model=2"), s);
-        const SearchProblem p(model, {}, nullptr, {}, SearchProblem::Edges::Deferred);
+        const SearchProblem p(sharedCopy(model), {}, nullptr, {}, SearchProblem::Edges::Deferred);
         const double bound = p.fittingLowerBound(c.device.memoryBytes);
         SearchRequest r;
-        r.graph = &g;
-        r.cluster = &c;
+        r.graph = sharedCopy(g);
+        r.cluster = sharedCopy(c);
         r.mesh = model.mesh();
         r.settings = s;
         r.threads = 1;
@@ -283,7 +284,7 @@ private slots:
         // least the other's plus minIncrease, at every weight; by brute force over every assignment.
         const SmallMlp mlp;
         const CostModel m0 = mlp.model(0), m3 = mlp.model(3);
-        const SearchProblem p0(m0, {}), p3(m3, {});
+        const SearchProblem p0(sharedCopy(m0), {}), p3(sharedCopy(m3), {});
         const double scale = bruteMinimum(p0, 0) / 1e9;
         for (double lambda : {0.0, scale, 64 * scale, 1e6 * scale}) {
             const double min0 = bruteMinimum(p0, lambda), min3 = bruteMinimum(p3, lambda);

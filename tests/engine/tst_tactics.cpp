@@ -3,6 +3,7 @@
 // reshape to heads); conflicts name both sources; provenance names the tactic; auto never loses
 // to what it started from and, over every axis, equals the plain search.
 
+#include "shared_copy.h"
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
@@ -46,8 +47,8 @@ struct Run {
 
     Run(Graph g, const std::string& mesh, std::vector<Tactic> tactics) : graph(std::move(g)) {
         TacticRequest r;
-        r.graph = &graph;
-        r.cluster = &cluster;
+        r.graph = sharedCopy(graph);
+        r.cluster = sharedCopy(cluster);
         r.mesh = Mesh::parse(mesh);
         r.tactics = std::move(tactics);
         r.threads = 1;
@@ -201,8 +202,8 @@ private slots:
         everything.algorithm = SearchAlgorithm::Pase;
         const Run run(preset("gpt", {"layers=2"}), "data=4,model=2", {everything});
         SearchRequest s;
-        s.graph = &run.graph;
-        s.cluster = &run.cluster;
+        s.graph = sharedCopy(run.graph);
+        s.cluster = sharedCopy(run.cluster);
         s.mesh = Mesh::parse("data=4,model=2");
         s.algorithm = SearchAlgorithm::Pase;
         s.open.zeroStage = true; // with no ZeRO tactic, auto leaves the stage to the search

@@ -66,7 +66,7 @@ void search(MainWindow& w, std::optional<Mesh> mesh, bool aroundLocks = false) {
     s.algorithm = SearchAlgorithm::Pase;
     s.mesh = std::move(mesh);
     w.session()->setSearchSettings(s);
-    w.session()->runSearch(aroundLocks);
+    w.session()->search().run(aroundLocks);
 }
 
 /// The error dialog's text, closing it; empty if none is shown.
@@ -92,7 +92,7 @@ private slots:
         MainWindow w(nullptr, 1);
         w.show();
         Session* s = w.session();
-        s->openScenario(gptScenario("dp"));
+        s->loads().openScenario(gptScenario("dp"));
         QVERIFY(waitSettled(w));
         QVERIFY(s->loaded());
         const double dp = s->state().evaluation->stepTime;
@@ -110,7 +110,7 @@ private slots:
         QCOMPARE(s->undoStack()->count(), 1);
         // Compare with baseline: the searched plan is never slower than the best baseline.
         QSignalSpy compared(s, &Session::comparison);
-        s->compareWithBaseline();
+        s->compare().withBaselines();
         QTRY_COMPARE(compared.count(), 1);
         QVERIFY(compared.front().at(2).toDouble() <= compared.front().at(1).toDouble() * (1 + 1e-12));
         bool shown = false;
@@ -119,7 +119,7 @@ private slots:
         QVERIFY(shown);
 
         // Override fc1 with its cheapest other strategy, through the inspector.
-        const OpId fc1 = *s->state().problem->graph.findOp("layers.0.mlp.fc1");
+        const OpId fc1 = *s->state().problem->graph->findOp("layers.0.mlp.fc1");
         s->selectOp(fc1);
         AlternativesModel* alternatives = w.inspector()->alternatives();
         QVERIFY(alternatives->rowCount() > 1);
@@ -151,7 +151,7 @@ private slots:
 
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("edited.plan.json"));
-        QCOMPARE(s->savePlan(path), QString());
+        QCOMPARE(s->loads().savePlan(path), QString());
         QVERIFY(s->undoStack()->isClean());
         s->undoStack()->undo(); // back past the re-search and the lock, then reopen the file
         s->undoStack()->undo();
@@ -172,12 +172,12 @@ private slots:
         {
             MainWindow w(nullptr, 1);
             Session* s = w.session();
-            s->openScenario(gptScenario("dp"));
+            s->loads().openScenario(gptScenario("dp"));
             QVERIFY(waitSettled(w));
             const QString slot = w.autosave()->slot();
             QVERIFY(!slot.isEmpty());
             QVERIFY(!QFileInfo::exists(slot + QStringLiteral("/plan.json"))); // nothing edited yet
-            const OpId fc1 = *s->state().problem->graph.findOp("layers.0.mlp.fc1");
+            const OpId fc1 = *s->state().problem->graph->findOp("layers.0.mlp.fc1");
             s->selectOp(fc1);
             AlternativesModel* alternatives = w.inspector()->alternatives();
             int other = -1;
@@ -215,7 +215,7 @@ private slots:
             QVERIFY(!QFileInfo::exists(found->slot + QStringLiteral("/plan.json")));
             // Saving the plan removes the copy.
             QTemporaryDir dir;
-            QCOMPARE(s->savePlan(dir.filePath(QStringLiteral("recovered.plan.json"))), QString());
+            QCOMPARE(s->loads().savePlan(dir.filePath(QStringLiteral("recovered.plan.json"))), QString());
             QVERIFY(!QFileInfo::exists(slot + QStringLiteral("/plan.json")));
         }
         QVERIFY(!findRecoverablePlan(autosaveDirectory()));
@@ -227,7 +227,7 @@ private slots:
         MainWindow w(nullptr, 1);
         w.show();
         Session* s = w.session();
-        s->openScenario(gptScenario("dp"));
+        s->loads().openScenario(gptScenario("dp"));
         QVERIFY(waitSettled(w));
         auto* zero = w.findChild<QComboBox*>(QStringLiteral("zero"));
         auto* recompute = w.findChild<QComboBox*>(QStringLiteral("recompute"));
@@ -253,7 +253,7 @@ private slots:
         MainWindow w(nullptr, 1);
         w.show();
         Session* s = w.session();
-        s->openScenario(gptScenario("dp"));
+        s->loads().openScenario(gptScenario("dp"));
         QVERIFY(waitSettled(w));
         auto* bar = w.findChild<SearchBar*>();
         QVERIFY(bar);
@@ -266,7 +266,7 @@ private slots:
         mesh->setCurrentText(QStringLiteral("data=two"));
         QVERIFY(std::holds_alternative<QString>(bar->settings()));
         QCOMPARE(s->searchSettings().mesh, std::optional<Mesh>(Mesh::parse("data=2,model=4"))); // kept
-        s->runSearch(false);
+        s->search().run(false);
         QVERIFY(waitSettled(w));
         const QString error = takeErrorDialog(w);
         QVERIFY2(error.contains(QStringLiteral("Mesh")) && error.contains(QStringLiteral("two")), qPrintable(error));
@@ -282,7 +282,7 @@ private slots:
         MainWindow w(nullptr, 1);
         w.show();
         Session* s = w.session();
-        s->openScenario(eightLayerScenario("dp", 2, "data=8,model=2"));
+        s->loads().openScenario(eightLayerScenario("dp", 2, "data=8,model=2"));
         QVERIFY(waitSettled(w));
         auto* bar = w.findChild<SearchBar*>();
         auto* mesh = bar->findChild<QComboBox*>(QStringLiteral("mesh"));
@@ -294,7 +294,7 @@ private slots:
         mesh->setCurrentText(QStringLiteral("pipe=2,data=4,model=2"));
         schedule->setCurrentIndex(schedule->findText(QStringLiteral("interleaved x 2")));
         QCOMPARE(s->searchSettings().schedule, std::optional<ScheduleChoice>(ScheduleChoice{Schedule::Interleaved, 2}));
-        s->runSearch(false);
+        s->search().run(false);
         QVERIFY(waitSettled(w));
         QCOMPARE(takeErrorDialog(w), QString());
         const auto& state = s->state();
@@ -303,6 +303,12 @@ private slots:
         QCOMPARE(state.plan.pipeline.virtualStages, 2);
         QCOMPARE(state.plan.settings.schedule, Schedule::Interleaved);
         QVERIFY(state.evaluation && state.evaluation->pipeline.active());
+        // Evaluated once: the window shows the search's own evaluation and cost model, on the graph the
+        // search planned for, and a fresh evaluation of the plan agrees with it.
+        QCOMPARE(state.evaluation, s->search().last()->evaluation);
+        QCOMPARE(state.model, s->search().last()->model);
+        QCOMPARE(state.problem->graph, s->search().last()->graph);
+        QCOMPARE(evaluate(*state.model, state.plan)->stepTime, state.evaluation->stepTime);
         // The status bar sums the pipeline up; its tooltip is the stage table.
         auto* pipeline = w.findChild<QLabel*>(QStringLiteral("pipelineLabel"));
         QVERIFY(pipeline);
@@ -321,7 +327,7 @@ private slots:
         Session* s = w.session();
         ScenarioRequest r = eightLayerScenario("megatron-sp", 4, "pipe=4,data=2,model=4");
         r.microbatches = 8;
-        s->openScenario(r);
+        s->loads().openScenario(r);
         QVERIFY(waitSettled(w));
         QCOMPARE(takeErrorDialog(w), QString());
         QVERIFY(s->state().evaluation->pipeline.active());
@@ -348,7 +354,7 @@ private slots:
 
         // The inspector names the selected op's stage; Compare splits the bubble from communication:
         // each plan's step is compute + exposed communication + optimizer + bubble.
-        s->selectOp(*s->state().problem->graph.findOp("lm_head"));
+        s->selectOp(*s->state().problem->graph->findOp("lm_head"));
         QVERIFY2(w.inspector()->details().contains(QStringLiteral("stage <b>3</b> of 4")),
                  qPrintable(w.inspector()->details()));
         w.showPanel(QStringLiteral("compare"));
@@ -360,8 +366,8 @@ private slots:
         }
         // Overriding an op inside a stage re-costs the pipeline; undo restores it.
         {
-            const OpId q = *s->state().problem->graph.findOp("layers.2.attn.q");
-            const Op& qop = s->state().problem->graph.op(q);
+            const OpId q = *s->state().problem->graph->findOp("layers.2.attn.q");
+            const Op& qop = s->state().problem->graph->op(q);
             const OpStrategy before = s->state().plan.ops[q.index()].strategy;
             const double step = s->state().evaluation->stepTime;
             std::optional<OpStrategy> other;
@@ -391,24 +397,24 @@ private slots:
         settings.microbatches = 8;
         settings.schedule = ScheduleChoice{};
         s->setSearchSettings(settings);
-        s->runSearch(true);
+        s->search().run(true);
         QVERIFY(waitSettled(w));
         QCOMPARE(takeErrorDialog(w), QString());
         QCOMPARE(s->state().plan.pipeline.chunkBlocks, (std::vector<int>{2, 2, 2, 2}));
 
-        s->runSearch(false); // mesh "auto" in the bar: a locked cut keeps the plan's mesh
+        s->search().run(false); // mesh "auto" in the bar: a locked cut keeps the plan's mesh
         QVERIFY(waitSettled(w));
         QCOMPARE(s->state().plan.pipeline.chunkBlocks, (std::vector<int>{2, 2, 2, 2}));
         lockCut->setChecked(false);
-        s->runSearch(true);
+        s->search().run(true);
         QVERIFY(waitSettled(w));
         QCOMPARE(takeErrorDialog(w), QString());
         QCOMPARE(s->state().plan.pipeline.chunkBlocks.back(), 1); // the head's stage lightened
-        const OpId op = *s->state().problem->graph.findOp("layers.6.attn.q");
+        const OpId op = *s->state().problem->graph->findOp("layers.6.attn.q");
         s->undoStack()->undo(); // back to the balanced cut, block 6 on stage 3
         QCOMPARE(s->state().plan.pipeline.stageOf(op), 3);
         s->setLocked(op, true);
-        s->runSearch(true);
+        s->search().run(true);
         QVERIFY(waitSettled(w));
         QCOMPARE(takeErrorDialog(w), QString());
         QCOMPARE(s->state().plan.pipeline.stageOf(op), 3);
@@ -422,7 +428,7 @@ private slots:
         ScenarioRequest r = gptScenario("megatron");
         r.attention = AttentionKernel::Unfused;
         r.overlap = false;
-        s->openScenario(r);
+        s->loads().openScenario(r);
         QVERIFY(waitSettled(w));
         QCOMPARE(s->state().plan.settings.overlap, false);
         QCOMPARE(s->searchSettings().attention, AttentionKernel::Unfused);
@@ -442,7 +448,7 @@ private slots:
         MainWindow w(nullptr, 1);
         Session* s = w.session();
         ScenarioRequest r = gptScenario("dp");
-        s->openScenario(r);
+        s->loads().openScenario(r);
         QVERIFY(waitSettled(w));
         const double before = s->state().evaluation->stepTime;
         QCOMPARE(s->state().plan.settings.bucketBytes, 25e6);
@@ -465,7 +471,7 @@ private slots:
     void badInputKeepsWhatWasLoaded() {
         MainWindow w(nullptr, 1);
         Session* s = w.session();
-        s->openScenario(gptScenario("dp"));
+        s->loads().openScenario(gptScenario("dp"));
         QVERIFY(waitSettled(w));
         const auto shown = s->state().evaluation;
 
@@ -477,7 +483,7 @@ private slots:
 
         ModelRequest unknown;
         unknown.spec = SHARDSCOPE_SOURCE_DIR "/tests/fixtures/unknown-kind.model.json";
-        s->openModel(unknown);
+        s->loads().openModel(unknown);
         QVERIFY(waitSettled(w));
         error = takeErrorDialog(w);
         QVERIFY2(error.contains(QStringLiteral("kind")), qPrintable(error));
@@ -494,7 +500,7 @@ private slots:
     void cancelReturnsToAnIdleConsistentWindow() {
         MainWindow w(nullptr, 1);
         Session* s = w.session();
-        s->openScenario(gpt3Scenario());
+        s->loads().openScenario(gpt3Scenario());
         QVERIFY(waitSettled(w));
         const auto before = s->state().evaluation;
         search(w, std::nullopt);
@@ -520,7 +526,7 @@ private slots:
         MainWindow w(nullptr, 1);
         w.show();
         Session* s = w.session();
-        s->openScenario(gpt3Scenario());
+        s->loads().openScenario(gpt3Scenario());
         QVERIFY(waitSettled(w));
         // A 2 ms timer on the UI thread: the longest gap between its ticks is the longest stall.
         QElapsedTimer clock;
@@ -538,13 +544,13 @@ private slots:
         settings.algorithm = SearchAlgorithm::Auto;
         settings.mesh.reset();
         s->setSearchSettings(settings);
-        s->runSearch(false);
+        s->search().run(false);
         QVERIFY(waitSettled(w));
         ticker.stop();
         QCOMPARE(s->undoStack()->count(), 1); // the search landed
         const double ms = longest / 1e6;
         qInfo("longest UI-thread stall during the gpt3-175b search on 1024 GPUs: %.1f ms (search %.0f ms)", ms,
-              s->lastSearch()->report.searchSeconds * 1e3);
+              s->search().last()->report.searchSeconds * 1e3);
         QVERIFY2(ms < 50, qPrintable(QStringLiteral("%1 ms").arg(ms)));
     }
 
@@ -553,7 +559,7 @@ private slots:
         w.resize(1400, 900);
         w.show();
         Session* s = w.session();
-        s->openScenario(gptScenario("dp"));
+        s->loads().openScenario(gptScenario("dp"));
         QVERIFY(waitSettled(w));
         search(w, Mesh::parse("data=4,model=2"));
         QVERIFY(waitSettled(w));

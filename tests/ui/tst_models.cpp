@@ -19,7 +19,7 @@ namespace {
 
 PlanState megatronState(const char* model) {
     auto problem = loadProblem(readModelSource(ModelRequest{model, {"layers=2"}, std::nullopt}), "dgx-a100", std::nullopt, 1);
-    return costPlan(problem, baselinePlan(problem->graph, Mesh::parse("data=4,model=2"), "megatron", {}));
+    return costPlan(problem, baselinePlan(*problem->graph, Mesh::parse("data=4,model=2"), "megatron", {}));
 }
 
 } // namespace
@@ -33,11 +33,11 @@ private slots:
         QCOMPARE(model.rowCount(), 0);
         const PlanState s = megatronState("gpt");
         model.setState(s);
-        QCOMPARE(model.rowCount(), int(s.problem->graph.ops().size()));
-        for (OpId o : s.problem->graph.topoOrder()) {
+        QCOMPARE(model.rowCount(), int(s.problem->graph->ops().size()));
+        for (OpId o : s.problem->graph->topoOrder()) {
             const int row = model.rowOf(o);
             QCOMPARE(model.data(model.index(row, OpsModel::Name)).toString(),
-                     QString::fromStdString(s.problem->graph.op(o).name));
+                     QString::fromStdString(s.problem->graph->op(o).name));
             QCOMPARE(model.data(model.index(row, OpsModel::Name), OpsModel::OpIdRole).toInt(), o.value);
             QCOMPARE(model.data(model.index(row, OpsModel::Compute), OpsModel::SortRole).toDouble(),
                      s.evaluation->perOp[o.index()].computeTime);
@@ -66,8 +66,8 @@ private slots:
         QCOMPARE(model.rowCount(), 2);
         QVERIFY(!model.data(model.index(0, 0), TacticsModel::StepRole).toBool());
         TacticRequest r;
-        r.graph = &s.problem->graph;
-        r.cluster = &s.problem->cluster;
+        r.graph = s.problem->graph;
+        r.cluster = s.problem->cluster;
         r.mesh = s.plan.mesh;
         r.tactics = {batch, megatron};
         r.threads = 1;
@@ -84,7 +84,7 @@ private slots:
         AlternativesModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         const PlanState s = megatronState("gpt");
-        const OpId fc1 = *s.problem->graph.findOp("layers.0.mlp.fc1");
+        const OpId fc1 = *s.problem->graph->findOp("layers.0.mlp.fc1");
         auto alternatives = whatIf(*s.model, s.plan, *s.evaluation, fc1);
         const std::size_t n = alternatives.size();
         model.setAlternatives(std::move(alternatives), s.evaluation->stepTime, s.evaluation->peakMemory);

@@ -115,7 +115,7 @@ private slots:
     void theWindowsActionOpensItOnTheCurrentPlan() {
         MainWindow w(nullptr, 1);
         w.show();
-        w.session()->openScenario(gptScenario("megatron"));
+        w.session()->loads().openScenario(gptScenario("megatron"));
         QVERIFY(waitSettled(w));
         QAction* action = nullptr;
         for (QAction* a : w.findChildren<QAction*>())

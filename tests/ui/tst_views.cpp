@@ -81,9 +81,9 @@ private slots:
         w = new MainWindow(nullptr, 1);
         w->resize(1500, 950);
         w->show();
-        w->session()->openScenario(gptScenario("megatron"));
+        w->session()->loads().openScenario(gptScenario("megatron"));
         QVERIFY(waitSettled(*w));
-        QVERIFY(w->session()->simulation());
+        QVERIFY(w->session()->simulation().result());
         QVERIFY(w->timelinePanel()->view()->data());
     }
     void cleanupTestCase() { delete w; }
@@ -94,9 +94,9 @@ private slots:
         w->showPanel(QStringLiteral("timeline"));
         QTest::qWait(20);
         // The forward of the first MLP linear on device 1, zoomed so it is wide enough to click.
-        const OpId fc1 = *s->state().problem->graph.findOp("layers.0.mlp.fc1");
+        const OpId fc1 = *s->state().problem->graph->findOp("layers.0.mlp.fc1");
         const SimEvent* event = nullptr;
-        for (const SimEvent& e : s->simulation()->timeline(1).events)
+        for (const SimEvent& e : s->simulation().result()->timeline(1).events)
             if (e.op == fc1 && !e.collective && e.phase == Phase::Forward)
                 event = &e;
         QVERIFY(event);
@@ -119,7 +119,7 @@ private slots:
         GraphView* graph = w->graphView();
         graph->setExpanded(true);
         QVERIFY(waitSettled(*w));
-        const OpId head = *s->state().problem->graph.findOp("lm_head");
+        const OpId head = *s->state().problem->graph->findOp("lm_head");
         const int node = graph->displayGraph()->nodeOfOp[head.index()];
         graph->findChild<QGraphicsView*>()->centerOn(graph->nodePosition(node));
         auto* view = graph->findChild<QGraphicsView*>();
@@ -130,7 +130,7 @@ private slots:
         // The timeline scrolled to the op's events on the selected device and outlines them.
         TimelineView* timeline = w->timelinePanel()->view();
         const SimEvent* event = nullptr;
-        for (const SimEvent& e : s->simulation()->timeline(timeline->selectedDevice()).events)
+        for (const SimEvent& e : s->simulation().result()->timeline(timeline->selectedDevice()).events)
             if (e.op == head && !event)
                 event = &e;
         QVERIFY(event);
@@ -147,7 +147,7 @@ private slots:
         QVERIFY(waitSettled(*w));
         // Megatron's vocab-parallel loss: its one collective all-reduces per-token statistics over
         // the model axis (the logits arrive split as it wants them).
-        const Graph& g = s->state().problem->graph;
+        const Graph& g = *s->state().problem->graph;
         const OpId loss = *g.findOp("loss");
         QCOMPARE(s->state().evaluation->perOp[loss.index()].collectives.size(), std::size_t(1));
         s->selectOp(loss);
@@ -202,7 +202,7 @@ private slots:
                 for (const char* key : {"ts", "dur", "pid", "tid"})
                     QVERIFY(v.toObject().contains(QLatin1String(key)));
             }
-        QCOMPARE(complete, int(w->session()->simulation()->timeline(0).events.size()) * 8);
+        QCOMPARE(complete, int(w->session()->simulation().result()->timeline(0).events.size()) * 8);
     }
 
     void compareListsThePlansAndOpensOne() {
@@ -232,16 +232,17 @@ private slots:
     void tacticsBuildThePlanStepByStep() {
         Session* s = w->session();
         w->showPanel(QStringLiteral("tactics"));
-        s->openTactics(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/samples/tactics/bp-megatron-zero3.tactics.json"));
-        QCOMPARE(s->tactics().size(), std::size_t(4));
-        s->runTactics();
+        s->tactics().open(QStringLiteral(SHARDSCOPE_SOURCE_DIR "/samples/tactics/bp-megatron-zero3.tactics.json"));
+        QCOMPARE(s->tactics().script().size(), std::size_t(4));
+        s->tactics().run();
         QVERIFY(waitSettled(*w));
-        const auto run = s->tacticRun();
+        const auto run = s->tactics().lastRun();
         QVERIFY(run);
         TacticsModel* model = w->tacticsPanel()->model();
         QCOMPARE(model->rowCount(), 4);
         QVERIFY(model->data(model->index(3, 0), TacticsModel::StepRole).toBool());
         QCOMPARE(s->state().plan.strategies(), run->plan.strategies());
+        QCOMPARE(s->state().evaluation, run->evaluation); // the run's evaluation, not a second one
         // Every step is a row of the comparison.
         w->showPanel(QStringLiteral("compare"));
         QVERIFY(waitSettled(*w));
@@ -257,7 +258,7 @@ private slots:
         QCOMPARE(s->state().plan.strategies(), run->stages[0].plan.strategies());
         QCOMPARE(s->state().evaluation->stepTime, run->stages[0].evaluation->stepTime);
         // The inspector says why an op splits as it does.
-        s->selectOp(*s->state().problem->graph.findOp("layers.0.mlp.gelu"));
+        s->selectOp(*s->state().problem->graph->findOp("layers.0.mlp.gelu"));
         QVERIFY2(w->inspector()->details().contains(QStringLiteral("propagated from layers.0.mlp.fc1")),
                  qPrintable(w->inspector()->details()));
     }
@@ -269,10 +270,10 @@ private slots:
         t.tensors = {"layers.0.mlp.fc1.weight"};
         t.dim = 1;
         t.axis = "model";
-        s->setTactics({t});
-        s->runTactics();
+        s->tactics().setScript({t});
+        s->tactics().run();
         QVERIFY(waitSettled(*w));
-        const Graph& g = s->state().problem->graph;
+        const Graph& g = *s->state().problem->graph;
         const DisplayGraph* d = w->graphView()->displayGraph();
         QVERIFY(d);
         auto lookOf = [&](const char* op) -> const NodeLook* {
@@ -322,7 +323,7 @@ private slots:
         b.name = "megatron";
         b.mesh = "data=2,model=4";
         b.strategy = "megatron";
-        const Cluster current = w->session()->state().problem->cluster;
+        const Cluster current = *w->session()->state().problem->cluster;
         const double ma = 1.3 * predictRun(a, current).stepTime, mb = 1.3 * predictRun(b, current).stepTime;
         const QString path = dir.filePath(QStringLiteral("runs.measurements.json"));
         QFile file(path);
@@ -376,7 +377,7 @@ private slots:
         QCOMPARE(panel->applyTo(fitted), QString());
         QVERIFY(waitSettled(*w));
         QCOMPARE(w->session()->state().problem->clusterSpec, fitted.toStdString());
-        QCOMPARE(w->session()->state().problem->cluster.device.efficiency, fit.cluster.device.efficiency);
+        QCOMPARE(w->session()->state().problem->cluster->device.efficiency, fit.cluster.device.efficiency);
     }
 };
 

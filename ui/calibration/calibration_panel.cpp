@@ -143,7 +143,7 @@ bool CalibrationPanel::loadMeasurements(const QString& path) {
 void CalibrationPanel::fit() {
     if (runs_.empty() || !session_->loaded())
         return;
-    const Cluster start = session_->state().problem->cluster;
+    const Cluster start = *session_->state().problem->cluster;
     const std::vector<MeasuredRun> runs = runs_;
     const QString scope = scope_->currentData().toString();
     const std::vector<std::string> only = scope.isEmpty() ? std::vector<std::string>{} : std::vector{scope.toStdString()};
@@ -182,7 +182,7 @@ QString CalibrationPanel::applyTo(const QString& path) {
         return q(e.what());
     }
     const std::optional<int> nodes = session_->loaded() ? session_->state().problem->nodes : std::nullopt;
-    session_->openCluster(path.toStdString(), nodes);
+    session_->loads().openCluster(path.toStdString(), nodes);
     status_->setText(tr("Applied: %1").arg(path));
     return {};
 }

@@ -88,7 +88,7 @@ void ClusterView::rebuild() {
     stale_ = !active_;
     if (stale_)
         return;
-    const auto sim = session_->simulation();
+    const auto sim = session_->simulation().result();
     scene_.clear();
     grid_ = nullptr;
     if (!sim || !session_->loaded()) {
@@ -97,7 +97,7 @@ void ClusterView::rebuild() {
         return;
     }
     const PlanState& s = session_->state();
-    const Cluster& cluster = s.problem->cluster;
+    const Cluster& cluster = *s.problem->cluster;
     const Mesh mesh = s.plan.mesh;
     // The axis-set choices follow the mesh.
     {
@@ -193,11 +193,11 @@ AxisSet ClusterView::selectedOpAxes(QString* what) const {
         if (!slowest || c.totalTime() > slowest->totalTime())
             slowest = &c;
     if (!slowest) {
-        *what = tr("%1 causes no collective").arg(q(s.problem->graph.op(*op).name));
+        *what = tr("%1 causes no collective").arg(q(s.problem->graph->op(*op).name));
         return 0;
     }
     *what = tr("%1: %2 (%3) over %4")
-                .arg(q(s.problem->graph.op(*op).name), q(collectiveName(slowest->kind)), q(purposeName(slowest->purpose)),
+                .arg(q(s.problem->graph->op(*op).name), q(collectiveName(slowest->kind)), q(purposeName(slowest->purpose)),
                      q(s.plan.mesh.setName(slowest->axes)));
     return slowest->axes;
 }

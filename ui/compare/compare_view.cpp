@@ -108,15 +108,15 @@ void CompareView::setActive(bool active) {
 }
 
 void CompareView::refresh() {
-    stale_ = !active_ || !session_->simulation();
+    stale_ = !active_ || !session_->simulation().result();
     if (stale_ || !session_->loaded())
         return;
     const PlanState current = session_->state();
-    const PlanState searched = session_->searchedState();
+    const PlanState searched = session_->search().searchedState();
     const std::string searchName =
-        session_->lastSearch() ? "searched (" + session_->lastSearch()->report.chosenBy() + ")" : std::string("searched");
-    const SimOptions options = session_->simOptions();
-    const auto tactics = session_->tacticRun();
+        session_->search().last() ? "searched (" + session_->search().last()->report.chosenBy() + ")" : std::string("searched");
+    const SimOptions options = session_->simulation().options();
+    const auto tactics = session_->tactics().lastRun();
     status_->setText(tr("Comparing..."));
     jobs_.start<std::vector<ComparedPlan>>(
         tr("Comparing plans"),
@@ -134,7 +134,7 @@ void CompareView::showRows() {
     status_->setText(tr("%1 plans on %2, simulated with overlap %3")
                          .arg(rows.size())
                          .arg(q(session_->state().plan.mesh.toString()),
-                              session_->simOptions().overlap ? tr("on") : tr("off")));
+                              session_->simulation().options().overlap ? tr("on") : tr("off")));
     for (QChart* c : {timeChart_, memoryChart_}) {
         c->removeAllSeries();
         for (QAbstractAxis* a : c->axes())

@@ -38,7 +38,7 @@ std::vector<ComparedPlan> comparePlans(const PlanState& current, const PlanState
         if (spec == "fsdp")
             continue; // the same plan as zero3
         try {
-            const Plan plan = baselinePlan(current.problem->graph, current.plan.mesh, spec, settings);
+            const Plan plan = baselinePlan(*current.problem->graph, current.plan.mesh, spec, settings);
             rows.push_back(measure(spec, costPlan(current.problem, plan, &current), options));
         } catch (const InputError&) {
             // A baseline this mesh cannot express (no model axis for megatron, say): not a row.

@@ -88,10 +88,10 @@ QString exportWidgetPng(QWidget& widget, const QString& path) {
 }
 
 QString exportTrace(const Session& session, const QString& path) {
-    const auto sim = session.simulation();
+    const auto sim = session.simulation().result();
     if (!sim || !session.loaded())
         return QObject::tr("Nothing to export yet: the plan is still being simulated");
-    const Cluster& cluster = session.state().problem->cluster;
+    const Cluster& cluster = *session.state().problem->cluster;
     try {
         writeFileAtomically(path.toStdString(), chromeTraceJson(*sim, cluster, session.state().plan.mesh,
                                                                 defaultShownDevices(*sim, cluster)));

@@ -157,7 +157,7 @@ void GraphView::requestLayout() {
     }
     const auto problem = session_->state().problem;
     QStringList names;
-    for (const Op& op : problem->graph.ops())
+    for (const Op& op : problem->graph->ops())
         names << q(op.name);
     auto* completer = new QCompleter(names, find_);
     completer->setCaseSensitivity(Qt::CaseInsensitive);
@@ -165,12 +165,12 @@ void GraphView::requestLayout() {
     find_->setCompleter(completer);
     const bool collapse = !expanded_ && problem->blocks;
     expand_->setEnabled(problem->blocks.has_value());
-    status_->setText(tr("Laying out %1 ops...").arg(problem->graph.ops().size()));
+    status_->setText(tr("Laying out %1 ops...").arg(problem->graph->ops().size()));
     layout_.start<Layout>(
         tr("Laying out the graph"),
         [problem, collapse](const JobContext& context) {
             auto display = std::make_shared<DisplayGraph>(
-                buildDisplayGraph(problem->graph, problem->edges, collapse ? &*problem->blocks : nullptr));
+                buildDisplayGraph(*problem->graph, problem->edges, collapse ? &*problem->blocks : nullptr));
             LayoutRequest request;
             for (const DisplayNode& n : display->nodes) {
                 const QSizeF size = n.stack ? kStackSize : kOpSize;
@@ -202,9 +202,9 @@ void GraphView::applyLayout(const Layout& l) {
     scene_.setSceneRect(QRectF(-20, -20, l.geometry.width + 40, l.geometry.height + 40));
     status_->setText(display_->stackNode >= 0
                          ? tr("%1 ops; %2 repeated blocks collapsed (double-click to expand)")
-                               .arg(l.problem->graph.ops().size())
+                               .arg(l.problem->graph->ops().size())
                                .arg(display_->blocks)
-                         : tr("%1 ops").arg(l.problem->graph.ops().size()));
+                         : tr("%1 ops").arg(l.problem->graph->ops().size()));
     refreshLooks();
     refreshSelection(false);
     view_->fitAll();
@@ -215,7 +215,7 @@ void GraphView::refreshLooks() {
     const PlanState& s = session_->state();
     if (!display_ || laidOut_ != s.problem)
         return;
-    const Graph& g = s.problem->graph;
+    const Graph& g = *s.problem->graph;
     const StrategyLegend legend = buildLegend(g, s.plan);
     auto colorOf = [&](OpId o) {
         const int entry = legend.entryOfOp[o.index()];
@@ -346,7 +346,7 @@ void GraphView::refreshSelection(bool centre) {
 bool GraphView::findOp(const QString& name) {
     if (!session_->loaded() || name.trimmed().isEmpty())
         return false;
-    const Graph& g = session_->state().problem->graph;
+    const Graph& g = *session_->state().problem->graph;
     std::optional<OpId> found = g.findOp(name.trimmed().toStdString());
     for (OpId o : g.topoOrder()) {
         if (found)

@@ -12,7 +12,7 @@ void OpsModel::setState(const PlanState& state) {
     rows_.clear();
     rowOfOp_.clear();
     if (state_.problem) {
-        rows_ = state_.problem->graph.topoOrder();
+        rows_ = state_.problem->graph->topoOrder();
         rowOfOp_.assign(rows_.size(), -1);
         for (std::size_t r = 0; r < rows_.size(); ++r)
             rowOfOp_[rows_[r].index()] = static_cast<int>(r);
@@ -32,7 +32,7 @@ QVariant OpsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     const OpId o = rows_[static_cast<std::size_t>(index.row())];
-    const Op& op = state_.problem->graph.op(o);
+    const Op& op = state_.problem->graph->op(o);
     const OpReport& r = state_.evaluation->perOp[o.index()];
     const bool locked = state_.plan.ops[o.index()].locked;
     if (role == OpIdRole)

@@ -102,7 +102,7 @@ InspectorPanel::InspectorPanel(Session* session, QWidget* parent) : QWidget(pare
         if (!rows.isEmpty())
             applyAlternative(rows.front().row());
     });
-    connect(research_, &QPushButton::clicked, this, [this] { session_->runSearch(true); });
+    connect(research_, &QPushButton::clicked, this, [this] { session_->search().run(true); });
     refresh();
 }
 
@@ -121,7 +121,7 @@ void InspectorPanel::applyAlternative(int sortedRow) {
 void InspectorPanel::refresh() {
     const PlanState& s = session_->state();
     const auto selected = session_->selectedOp();
-    const bool show = s.problem && selected && selected->index() < s.problem->graph.ops().size();
+    const bool show = s.problem && selected && selected->index() < s.problem->graph->ops().size();
     lock_->setEnabled(show);
     apply_->setEnabled(show);
     research_->setEnabled(s.problem != nullptr);
@@ -134,7 +134,7 @@ void InspectorPanel::refresh() {
         return;
     }
     const OpId o = *selected;
-    const Graph& g = s.problem->graph;
+    const Graph& g = *s.problem->graph;
     const Op& op = g.op(o);
     const Mesh& mesh = s.plan.mesh;
     const OpStrategy& strategy = s.plan.ops[o.index()].strategy;
@@ -172,22 +172,21 @@ void InspectorPanel::refresh() {
     // Why each axis splits what it does: the tactic, the neighbour it propagated from, the search...
     QString why;
     for (std::size_t a = 0; a < mesh.rank(); ++a)
-        if (const std::string reason = s.plan.whyOf(s.problem->graph, o, a); !reason.empty())
+        if (const std::string reason = s.plan.whyOf(*s.problem->graph, o, a); !reason.empty())
             why += tr("<br><i>why</i> %1: %2").arg(q(mesh.axes[a].name), q(reason).toHtmlEscaped());
     details_->setText(html + why);
     lock_->setChecked(s.plan.ops[o.index()].locked);
 
     // Breakdown: compute, each collective, memory.
-    const OpCost cost = s.model->opCost(o, strategy);
     const OpReport& report = s.evaluation->perOp[o.index()];
-    auto* compute = row(nullptr, tr("Compute"), seconds(cost.computeTime()));
+    auto* compute = row(nullptr, tr("Compute"), seconds(report.computeTime));
     breakdown_->addTopLevelItem(compute);
-    row(compute, tr("forward"), seconds(cost.forward));
-    row(compute, tr("backward"), seconds(cost.backward));
-    if (cost.recompute > 0)
-        row(compute, tr("recomputation"), seconds(cost.recompute));
-    if (cost.optimizer > 0)
-        breakdown_->addTopLevelItem(row(nullptr, tr("Optimizer update"), seconds(cost.optimizer)));
+    row(compute, tr("forward"), seconds(report.forwardTime));
+    row(compute, tr("backward"), seconds(report.backwardTime));
+    if (report.recomputeTime > 0)
+        row(compute, tr("recomputation"), seconds(report.recomputeTime));
+    if (report.optimizerTime > 0)
+        breakdown_->addTopLevelItem(row(nullptr, tr("Optimizer update"), seconds(report.optimizerTime)));
     auto* comm = row(nullptr, tr("Communication"), seconds(report.commTime));
     breakdown_->addTopLevelItem(comm);
     for (const CollectiveCost& c : report.collectives)

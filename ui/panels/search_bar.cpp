@@ -126,7 +126,7 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     connect(mesh_, &QComboBox::currentTextChanged, this, &SearchBar::push);
     for (QSpinBox* s : {batch_, microbatches_})
         connect(s, &QSpinBox::valueChanged, this, &SearchBar::push);
-    connect(run_, &QPushButton::clicked, session_, [this] { session_->runSearch(false); });
+    connect(run_, &QPushButton::clicked, session_, [this] { session_->search().run(false); });
     connect(cancel_, &QPushButton::clicked, session_, &Session::cancel);
     connect(session_, &Session::problemChanged, this, &SearchBar::onProblemChanged);
     connect(session_, &Session::searchSettingsChanged, this, [this] { setSettings(session_->searchSettings()); });
@@ -213,11 +213,10 @@ void SearchBar::onProblemChanged() {
     mesh_->clear();
     mesh_->addItem(autoMeshText());
     if (problem) {
-        const int devices = problem->cluster.deviceCount(), perNode = problem->cluster.devicesPerNode();
+        const int devices = problem->cluster->deviceCount(), perNode = problem->cluster->devicesPerNode();
         for (const Mesh& m : candidateMeshes(devices, perNode))
             mesh_->addItem(q(m.toString()));
-        const auto blocks = findRepeatedBlocks(problem->graph);
-        for (const Mesh& m : pipelinedMeshes(devices, perNode, blocks ? blocks->count() : 0))
+        for (const Mesh& m : pipelinedMeshes(devices, perNode, problem->blocks ? problem->blocks->count() : 0))
             mesh_->addItem(q(m.toString()));
     }
     mesh_->setCurrentText(keep.isEmpty() ? autoMeshText() : keep);

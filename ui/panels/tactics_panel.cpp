@@ -62,12 +62,12 @@ TacticsPanel::TacticsPanel(Session* session, QWidget* parent) : QWidget(parent),
     connect(remove, &QPushButton::clicked, this, &TacticsPanel::removeTactic);
     connect(up, &QPushButton::clicked, this, [this] { moveTactic(-1); });
     connect(down, &QPushButton::clicked, this, [this] { moveTactic(1); });
-    connect(run_, &QPushButton::clicked, session_, &Session::runTactics);
+    connect(run_, &QPushButton::clicked, &session_->tactics(), &TacticService::run);
     connect(table_, &QTableView::doubleClicked, this, &TacticsPanel::editTactic);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& index) {
         showDetails();
         if (index.isValid() && model_->data(model_->index(index.row(), 0), TacticsModel::StepRole).toBool())
-            session_->showTacticStep(index.row());
+            session_->tactics().showStep(index.row());
     });
     connect(session_, &Session::tacticsChanged, this, &TacticsPanel::refresh);
     connect(session_, &Session::tacticRunChanged, this, &TacticsPanel::refresh);
@@ -81,7 +81,7 @@ int TacticsPanel::selectedRow() const {
 
 void TacticsPanel::refresh() {
     const int row = selectedRow();
-    model_->setTactics(session_->tactics(), session_->tacticRun());
+    model_->setTactics(session_->tactics().script(), session_->tactics().lastRun());
     if (row >= 0 && row < model_->rowCount()) {
         const QSignalBlocker block(table_->selectionModel());
         table_->selectionModel()->setCurrentIndex(model_->index(row, 0),
@@ -92,7 +92,7 @@ void TacticsPanel::refresh() {
 
 void TacticsPanel::showDetails() {
     const int row = selectedRow();
-    const auto run = session_->tacticRun();
+    const auto run = session_->tactics().lastRun();
     if (row < 0 || !run || std::size_t(row) >= run->stages.size() || !model_->data(model_->index(row, 0), TacticsModel::StepRole).toBool())
         return;
     const TacticStep& s = run->stages[std::size_t(row)].step;
@@ -108,44 +108,44 @@ void TacticsPanel::showDetails() {
 
 void TacticsPanel::addTactic() {
     Tactic t;
-    t.kind = session_->tactics().empty() ? TacticKind::Batch : TacticKind::Megatron;
+    t.kind = session_->tactics().script().empty() ? TacticKind::Batch : TacticKind::Megatron;
     TacticDialog dialog(t, session_->state().plan.mesh, this);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    std::vector<Tactic> next = session_->tactics();
+    std::vector<Tactic> next = session_->tactics().script();
     next.push_back(dialog.tactic());
-    session_->setTactics(std::move(next));
+    session_->tactics().setScript(std::move(next));
 }
 
 void TacticsPanel::editTactic() {
     const int row = selectedRow();
     if (row < 0)
         return;
-    TacticDialog dialog(session_->tactics()[std::size_t(row)], session_->state().plan.mesh, this);
+    TacticDialog dialog(session_->tactics().script()[std::size_t(row)], session_->state().plan.mesh, this);
     if (dialog.exec() != QDialog::Accepted)
         return;
-    std::vector<Tactic> next = session_->tactics();
+    std::vector<Tactic> next = session_->tactics().script();
     next[std::size_t(row)] = dialog.tactic();
-    session_->setTactics(std::move(next));
+    session_->tactics().setScript(std::move(next));
 }
 
 void TacticsPanel::removeTactic() {
     const int row = selectedRow();
     if (row < 0)
         return;
-    std::vector<Tactic> next = session_->tactics();
+    std::vector<Tactic> next = session_->tactics().script();
     next.erase(next.begin() + row);
-    session_->setTactics(std::move(next));
+    session_->tactics().setScript(std::move(next));
 }
 
 void TacticsPanel::moveTactic(int by) {
     const int row = selectedRow();
     const int to = row + by;
-    if (row < 0 || to < 0 || to >= int(session_->tactics().size()))
+    if (row < 0 || to < 0 || to >= int(session_->tactics().script().size()))
         return;
-    std::vector<Tactic> next = session_->tactics();
+    std::vector<Tactic> next = session_->tactics().script();
     std::swap(next[std::size_t(row)], next[std::size_t(to)]);
-    session_->setTactics(std::move(next));
+    session_->tactics().setScript(std::move(next));
     table_->selectionModel()->setCurrentIndex(model_->index(to, 0),
                                               QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }

@@ -49,7 +49,7 @@ std::string scenarioText(const Problem& problem, const QString& originalPlan) {
         o[QStringLiteral("nodes")] = *problem.nodes;
     o[QStringLiteral("original_plan")] = originalPlan;
     o[QStringLiteral("saved_at")] = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
-    o[QStringLiteral("description")] = QStringLiteral("%1 on %2").arg(q(problem.graph.name), q(problem.cluster.name));
+    o[QStringLiteral("description")] = QStringLiteral("%1 on %2").arg(q(problem.graph->name), q(problem.cluster->name));
     return QJsonDocument(o).toJson().toStdString();
 }
 
@@ -128,7 +128,7 @@ QString Autosave::writeNow() {
     const PlanState& s = session_->state();
     try {
         // The plan first: a copy counts only once its scenario file names it.
-        savePlan(planFile(slot_).toStdString(), s.plan, s.problem->graph, s.evaluation.get());
+        savePlan(planFile(slot_).toStdString(), s.plan, *s.problem->graph, s.evaluation.get());
         writeFileAtomically(scenarioFile(slot_).toStdString(), scenarioText(*s.problem, session_->planPath()));
     } catch (const std::exception& e) {
         const QString message = tr("Autosave of the edited plan failed: %1").arg(q(e.what()));

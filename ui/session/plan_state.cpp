@@ -5,18 +5,15 @@
 namespace shardscope::ui {
 
 PlanState costPlan(std::shared_ptr<const Problem> problem, Plan plan, const PlanState* reuse) {
-    plan.mesh.verify(problem->cluster.deviceCount(), problem->cluster.name);
-    if (const std::string error = plan.verify(problem->graph); !error.empty())
+    plan.mesh.verify(problem->cluster->deviceCount(), problem->cluster->name);
+    if (const std::string error = plan.verify(*problem->graph); !error.empty())
         throw InputError(error);
     PlanState s;
     if (reuse && reuse->problem == problem && reuse->model && reuse->plan.mesh == plan.mesh &&
         reuse->plan.settings == plan.settings) {
         s.model = reuse->model;
     } else {
-        // The cost model refers to the problem's graph and cluster: its deleter keeps them alive.
-        s.model = std::shared_ptr<const CostModel>(
-            new CostModel(problem->graph, problem->cluster, plan.mesh, plan.settings),
-            [keep = problem](const CostModel* m) { delete m; });
+        s.model = std::make_shared<const CostModel>(problem->graph, problem->cluster, plan.mesh, plan.settings);
     }
     s.evaluation = evaluate(*s.model, plan);
     s.problem = std::move(problem);

@@ -15,8 +15,8 @@ namespace shardscope::ui {
 
 /// What was loaded and how to load it again (with another batch or micro-batch count).
 struct Problem {
-    Graph graph;                          ///< one micro-batch
-    Cluster cluster;
+    std::shared_ptr<const Graph> graph;   ///< of `microbatches` micro-batches
+    std::shared_ptr<const Cluster> cluster;
     ModelSource source;                   ///< the model as read: its request, and its builder for presets
                                           ///< and Hugging Face configs (nullopt for model files)
     std::string clusterSpec;              ///< preset name or file
@@ -33,7 +33,8 @@ struct Problem {
 
 /// A problem from an already built `graph` and `cluster`; `source`, `clusterSpec` and `nodes` say how
 /// they were loaded.
-std::shared_ptr<const Problem> makeProblem(Graph graph, Cluster cluster, ModelSource source,
+std::shared_ptr<const Problem> makeProblem(std::shared_ptr<const Graph> graph, std::shared_ptr<const Cluster> cluster,
+                                           ModelSource source,
                                            const std::string& clusterSpec, std::optional<int> nodes, int microbatches);
 /// Builds `source` for `microbatches` micro-batches on cluster `clusterSpec` scaled to `nodes`.
 /// Throws InputError naming the problem.

@@ -1,13 +1,20 @@
 #pragma once
-// The shared interaction state of the window (docs/DESIGN.md, The window): the loaded problem, the current plan
-// and its evaluation, the selected op, the undo stack and the search settings. Views read it and
-// subscribe to its signals; they never call each other. Long work (loading, searching, comparing)
-// runs through JobRunners; edits go through QUndoStack commands.
+// The shared interaction state of the window (docs/DESIGN.md, The window): the loaded problem, the
+// current plan and its evaluation, the selected op, the undo stack, the search settings, the tactic
+// script and the results of the last search, simulation and tactic run. Views read it and subscribe
+// to its signals; they never call each other. The plan changes only through undoable commands (an
+// edit here, or a service's result) or by a load, which starts a new document. The work that
+// produces new plans lives in the services it owns (load, search, simulation, tactics, compare),
+// each running in the background through a JobRunner.
 
+#include "compare_service.h"
+#include "load_service.h"
 #include "plan_state.h"
+#include "search_service.h"
 #include "search_settings.h"
+#include "simulation_service.h"
+#include "tactic_service.h"
 
-#include "engine/io/scenario.h"
 #include "engine/search/search.h"
 #include "engine/sim/simulator.h"
 #include "engine/tactics/tactic_runner.h"
@@ -19,6 +26,8 @@
 #include <optional>
 
 namespace shardscope::ui {
+
+class ReplacePlanCommand;
 
 class Session final : public QObject {
     Q_OBJECT
@@ -34,48 +43,35 @@ public:
     std::optional<OpId> selectedOp() const { return selected_; }
     /// Edits of the plan, undoable.
     QUndoStack* undoStack() { return &undo_; }
-    /// The runner of loads and searches (progress, cancel).
+    /// The runner of loads, searches and tactic runs (progress, cancel): one at a time.
     JobRunner* jobs() { return &jobs_; }
-    /// True while a load, search, comparison or simulation runs.
-    bool busy() const { return jobs_.busy() || compare_.busy() || simulate_.busy(); }
+    /// True while a load, search, tactic run, comparison or simulation runs.
+    bool busy() const { return jobs_.busy() || compare_.busy() || simulation_.busy(); }
+    /// Stops the running load, search or tactic run; the plan stays as it was.
+    void cancel();
     /// The settings the next search uses.
     const SearchSettings& searchSettings() const { return settings_; }
-    /// The last search's result, if any.
-    std::shared_ptr<const SearchResult> lastSearch() const { return lastSearch_; }
-    /// The last search's plan, costed (problem null before any search).
-    const PlanState& searchedState() const { return searched_; }
+    /// What is wrong with the settings as entered, or empty (setSettingsProblem).
+    const QString& settingsProblem() const { return settingsProblem_; }
+    /// The search's mesh-choice thread count.
+    int searchThreads() const { return searchThreads_; }
     /// The plan file last opened or saved, or empty.
     QString planPath() const { return planPath_; }
-    /// The simulated step of the current plan, or null while it is being simulated.
-    std::shared_ptr<const SimResult> simulation() const { return simulation_; }
-    /// How steps are simulated (overlap).
-    const SimOptions& simOptions() const { return simOptions_; }
-    /// Simulates with `options` from now on (and re-simulates the current plan).
-    void setSimOptions(const SimOptions& options);
-    /// Coalesces parameter collectives into buckets of `bytes` from now on, and re-costs the plan with
-    /// them (undoable): StepSettings::bucketBytes.
-    void setBucketBytes(double bytes);
-    /// The tactic script being edited.
-    const std::vector<Tactic>& tactics() const { return tactics_; }
-    /// The last run of the tactics on the loaded problem, or null.
-    std::shared_ptr<const TacticRun> tacticRun() const {
-        return tacticProblem_ == state_.problem ? tacticRun_ : nullptr;
-    }
 
-    /// Loads a whole scenario (model, cluster, mesh, baseline or plan file); replaces everything
-    /// and clears the undo stack. Asynchronous: stateReplaced() or failed().
-    void openScenario(const ScenarioRequest& request);
-    /// Opens an autosaved copy of unsaved edits as openScenario() does, but the plan counts as
-    /// unsaved: closing asks to save it, and saving goes to `planPath` (asks for a file if empty).
-    void recoverScenario(const ScenarioRequest& request, const QString& planPath);
-    /// Loads another model on the current cluster, starting from data parallelism on the mesh.
-    void openModel(const ModelRequest& model);
-    /// Loads another cluster for the current model, keeping the plan when the device count allows.
-    void openCluster(const std::string& spec, std::optional<int> nodes);
-    /// Opens a plan file for the current model (rebuilt for the plan's micro-batch count).
-    void openPlan(const QString& path);
-    /// Saves the plan atomically to `path`; returns an error message or an empty string.
-    QString savePlan(const QString& path);
+    /// Opening and saving models, clusters, scenarios and plans.
+    LoadService& loads() { return loads_; }
+    /// The search.
+    SearchService& search() { return search_; }
+    /// The simulated step of the current plan.
+    SimulationService& simulation() { return simulation_; }
+    /// The tactic script, its runs and steps.
+    TacticService& tactics() { return tactics_; }
+    /// The comparison with the named baselines.
+    CompareService& compare() { return compare_; }
+    /// The same, read-only.
+    const SimulationService& simulation() const { return simulation_; }
+    const TacticService& tactics() const { return tactics_; }
+    const SearchService& search() const { return search_; }
 
     /// Selects `op` (or nothing).
     void selectOp(std::optional<OpId> op);
@@ -90,34 +86,13 @@ public:
     void setLocked(OpId op, bool locked);
     /// Locks or unlocks the pipelined plan's stage cut: searches on its mesh keep it (undoable).
     void setStageCutLocked(bool locked);
-    /// Replaces the tactic script (the last run's figures no longer belong to it).
-    void setTactics(std::vector<Tactic> tactics);
-    /// Reads a tactic script file into the editor; failed() on a bad file.
-    void openTactics(const QString& path);
-    /// Saves the tactic script; returns an error message or an empty string.
-    QString saveTactics(const QString& path) const;
-    /// Applies the tactics on the plan's mesh (the search bar's mesh if one is typed) in the
-    /// background; the last step's plan becomes the current plan (undoable).
-    void runTactics();
-    /// Makes the plan after tactic step `step` the current plan (undoable), undecided ops marked.
-    void showTacticStep(int step);
-
+    /// Coalesces parameter collectives into buckets of `bytes` from now on, and re-costs the plan with
+    /// them (undoable): StepSettings::bucketBytes.
+    void setBucketBytes(double bytes);
     /// Replaces the plan with a baseline on the current mesh and settings (undoable).
     void applyBaseline(const std::string& spec);
     /// Replaces the plan (and problem) with `state`, as the undoable edit `text`.
-    void usePlan(PlanState state, const QString& text) { pushPlan(std::move(state), text); }
-
-    /// Runs the search with the current settings. Locked ops keep their strategy (and, pipelined, their
-    /// stage); a locked stage cut stays; with locks or a locked cut and mesh "auto" the mesh is the
-    /// plan's. With `aroundLocks` the mesh is always the plan's.
-    void runSearch(bool aroundLocks = false);
-    /// Stops the running job; the plan stays as it was.
-    void cancel();
-    /// Evaluates the baselines on the current mesh in the background; comparison() reports the best.
-    void compareWithBaseline();
-
-    /// Replaces the state (used by undo commands); re-costs when needed and emits planChanged().
-    void restore(const PlanState& state);
+    void usePlan(PlanState state, const QString& text);
 
 signals:
     /// A new problem was loaded (or restored): views rebuild from scratch.
@@ -138,32 +113,42 @@ signals:
     void failed(const QString& message);
     /// A short note for the status bar.
     void message(const QString& text);
-    /// The result of compareWithBaseline(): the best baseline, its step time, and the plan's.
+    /// The result of compareWithBaselines(): the best baseline, its step time, and the plan's.
     void comparison(const QString& baseline, double baselineStepTime, double planStepTime);
 
 private:
+    // The services change the state only through these.
+    friend class LoadService;
+    friend class SearchService;
+    friend class SimulationService;
+    friend class TacticService;
+    friend class CompareService;
+    friend class ReplacePlanCommand;
+
+    /// A new document: replaces everything, clears the undo stack and the last results.
     void replaceAll(PlanState state, const QString& planPath);
-    void loadScenario(const ScenarioRequest& request, std::optional<QString> recoveredPlanPath);
-    void resimulate();
+    /// The plan becomes `next`, as the undoable command `text`.
     void pushPlan(PlanState next, const QString& text);
+    /// Pushes costPlan(state's problem, `plan`), or reports why it does not fit.
+    void pushCosted(Plan plan, const QString& text);
+    /// Replaces the state (undo commands only); emits planChanged() (and problemChanged()).
+    void restore(const PlanState& state);
+    /// The plan file is now `path` (opened or saved).
+    void setPlanPath(const QString& path) { planPath_ = path; }
 
     PlanState state_;
     std::optional<OpId> selected_;
     QUndoStack undo_;
     JobRunner jobs_;
-    JobRunner compare_;
-    JobRunner simulate_;
-    SimOptions simOptions_;
-    std::shared_ptr<const SimResult> simulation_;
-    std::vector<Tactic> tactics_;
-    std::shared_ptr<const TacticRun> tacticRun_;
-    std::shared_ptr<const Problem> tacticProblem_;
     SearchSettings settings_;
     QString settingsProblem_;
-    std::shared_ptr<const SearchResult> lastSearch_;
-    PlanState searched_;
     QString planPath_;
     int searchThreads_;
+    LoadService loads_;
+    SearchService search_;
+    SimulationService simulation_;
+    TacticService tactics_;
+    CompareService compare_;
 };
 
 } // namespace shardscope::ui

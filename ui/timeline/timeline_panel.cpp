@@ -21,7 +21,7 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
     layout->setContentsMargins(2, 2, 2, 2);
     auto* bar = new QHBoxLayout;
     overlap_ = new QCheckBox(tr("Overlap"), this);
-    overlap_->setChecked(session_->simOptions().overlap);
+    overlap_->setChecked(session_->simulation().options().overlap);
     overlap_->setToolTip(tr("Run bucketed gradient synchronisation behind the backward and prefetch ZeRO-3 gathers; "
                             "off reproduces the analytic step time"));
     bucket_ = new QSpinBox(this);
@@ -54,7 +54,7 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
     layout->addLayout(bar);
     layout->addWidget(view_, 1);
 
-    connect(overlap_, &QCheckBox::toggled, this, [this](bool on) { session_->setSimOptions(SimOptions{on}); });
+    connect(overlap_, &QCheckBox::toggled, this, [this](bool on) { session_->simulation().setOptions(SimOptions{on}); });
     connect(bucket_, &QSpinBox::editingFinished, this, [this] { session_->setBucketBytes(bucket_->value() * 1e6); });
     connect(session_, &Session::planChanged, this, [this] {
         const QSignalBlocker block(bucket_);
@@ -65,7 +65,7 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
 }
 
 void TimelinePanel::showSummary() {
-    const auto sim = session_->simulation();
+    const auto sim = session_->simulation().result();
     if (!sim) {
         summary_->setText(tr("simulating..."));
         return;

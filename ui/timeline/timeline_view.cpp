@@ -79,12 +79,12 @@ void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
 }
 
 void TimelineView::onSimulation() {
-    const auto sim = session_->simulation();
+    const auto sim = session_->simulation().result();
     if (!sim) {
         arrange_.cancel();
         return;
     }
-    const int perNode = session_->loaded() ? session_->state().problem->cluster.devicesPerNode() : 1;
+    const int perNode = session_->loaded() ? session_->state().problem->cluster->devicesPerNode() : 1;
     const Mesh& mesh = session_->state().plan.mesh;
     const int perStage = session_->loaded() && mesh.pipelineStages() > 1 ? mesh.deviceCount() / mesh.pipelineStages() : 0;
     const PipelineLayout& layout = session_->state().plan.pipeline;
