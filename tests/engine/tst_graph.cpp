@@ -3,6 +3,9 @@
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
+#include "graph_text.h"
+
+#include "engine/io/model_file.h"
 #include "engine/ir/graph.h"
 #include "engine/util/error.h"
 
@@ -87,6 +90,41 @@ private slots:
         Graph g;
         tensor(g, "orphan", {4}, TensorRole::Activation);
         QVERIFY(failure(g).contains(QStringLiteral("'orphan'")));
+    }
+    void textFixtureReadsAsTheModelFileItTranscribes() {
+        // tests/fixtures/graphs/two-layer-mlp.graph.txt transcribes samples/models/two-layer-mlp.model.json:
+        // the same tensors, ops, rules, blocks and hints, so the compact fixtures stand for model files.
+        const Graph text = testing::graphFixture("two-layer-mlp");
+        const Graph file = loadModel(ModelRequest{SHARDSCOPE_SOURCE_DIR "/samples/models/two-layer-mlp.model.json", {}, {}}, 1);
+        QCOMPARE(text.name, file.name);
+        QCOMPARE(text.tensors().size(), file.tensors().size());
+        for (std::size_t t = 0; t < file.tensors().size(); ++t) {
+            QCOMPARE(text.tensors()[t].name, file.tensors()[t].name);
+            QCOMPARE(text.tensors()[t].shape, file.tensors()[t].shape);
+            QCOMPARE(text.tensors()[t].dtype, file.tensors()[t].dtype);
+            QCOMPARE(text.tensors()[t].role, file.tensors()[t].role);
+        }
+        QCOMPARE(text.ops().size(), file.ops().size());
+        for (std::size_t o = 0; o < file.ops().size(); ++o) {
+            const Op& a = text.ops()[o];
+            const Op& b = file.ops()[o];
+            QCOMPARE(a.name, b.name);
+            QCOMPARE(a.kind, b.kind);
+            QCOMPARE(a.rule.toString(), b.rule.toString());
+            QCOMPARE(a.block, b.block);
+            QCOMPARE(a.hints.batch, b.hints.batch);
+            QCOMPARE(a.hints.tensor, b.hints.tensor);
+            QCOMPARE(a.inputs, b.inputs);
+            QCOMPARE(a.outputs, b.outputs);
+        }
+        QCOMPARE(text.parameterCount(), file.parameterCount());
+        // A line it cannot read is named by fixture and line.
+        try {
+            testing::graphFromText("model m\ntensor x 4 input\nop f relu x y\n", "inline");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("inline:3")), e.what());
+        }
     }
     void hintMustNameAFactor() {
         Graph g;

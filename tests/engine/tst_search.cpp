@@ -1,6 +1,7 @@
 // The search (docs/DESIGN.md, Search): the exact DP against brute force on random branchy graphs, and the
 // properties a user relies on: never worse than a baseline, locks kept, cancellation, determinism.
 
+#include "graph_text.h"
 #include "shared_copy.h"
 #include <QTest>
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
@@ -111,20 +112,22 @@ private slots:
         QCOMPARE(checked, 50);
         QVERIFY(branchy > 50); // many tensors feed several ops: branches and joins
     }
-    void paseEqualsBruteOnSmallPresets_data() {
+    void paseEqualsBruteOnSmallModels_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<QString>("mesh");
         QTest::newRow("mlp 2 layers") << QStringLiteral("mlp") << QStringLiteral("data=2,model=4");
         QTest::newRow("mlp 1 layer 3 axes") << QStringLiteral("mlp:layers=1") << QStringLiteral("a=2,b=2,c=2");
+        QTest::newRow("branchy fixture") << QStringLiteral("fixture:branchy") << QStringLiteral("model=8");
     }
-    void paseEqualsBruteOnSmallPresets() {
+    void paseEqualsBruteOnSmallModels() {
         QFETCH(QString, model);
         QFETCH(QString, mesh);
         const QStringList parts = model.split(QLatin1Char(':'));
         std::vector<std::string> sets;
         if (parts.size() > 1)
             sets.push_back(parts[1].toStdString());
-        const Graph g = preset(parts[0].toStdString(), sets);
+        const Graph g = parts[0] == QStringLiteral("fixture") ? testing::graphFixture(parts[1].toStdString())
+                                                               : preset(parts[0].toStdString(), sets);
         const Cluster c = clusterPreset("dgx-a100", 1);
         const CostModel model_(g, c, Mesh::parse(mesh.toStdString()), StepSettings{});
         const SearchProblem problem(sharedCopy(model_), {});
