@@ -1,5 +1,8 @@
 #include "engine/onnx/onnx_ops.h"
 
+#include "engine/onnx/onnx_rule_builder.h"
+#include "engine/onnx/onnx_shape_ops.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -8,98 +11,6 @@
 namespace shardscope::onnx_import {
 
 namespace {
-
-using I = std::int64_t;
-using Dims = std::vector<DimFactors>;
-
-/// Builds one op's rule factor by factor, operand by operand.
-class RuleBuilder {
-public:
-    explicit RuleBuilder(const OnnxGraph& g) : g_(g) {}
-
-    int factor(const std::string& prefix, I size, FactorType type) {
-        op_.rule.factors.push_back(Factor{prefix + std::to_string(counts_[prefix]++), size, type});
-        return int(op_.rule.factors.size()) - 1;
-    }
-    void setType(int f, FactorType t) { op_.rule.factors[std::size_t(f)].type = t; }
-    /// True when factor `f` appears in an input added so far.
-    bool used(int f) const {
-        for (const OperandFactors& operand : op_.rule.inputs)
-            for (const DimFactors& dim : operand)
-                if (std::find(dim.begin(), dim.end(), f) != dim.end())
-                    return true;
-        return false;
-    }
-    /// Adds input `value` with `dims` in the value's order; a parameter alias becomes its source.
-    void input(const std::string& value, Dims dims) {
-        const auto alias = g_.aliases.find(value);
-        if (alias == g_.aliases.end()) {
-            op_.inputs.push_back(value);
-        } else {
-            const auto& perm = alias->second.perm;
-            if (!perm.empty()) {
-                Dims source(dims.size());
-                for (std::size_t j = 0; j < dims.size() && j < perm.size(); ++j)
-                    source[std::size_t(perm[j])] = dims[j];
-                dims = std::move(source);
-            }
-            op_.inputs.push_back(alias->second.source);
-        }
-        op_.rule.inputs.push_back(std::move(dims));
-    }
-    void output(const std::string& value, Dims dims) {
-        op_.outputs.push_back(value);
-        op_.rule.outputs.push_back(std::move(dims));
-    }
-    MappedOp finish(OpKind kind, std::optional<double> flops = std::nullopt) {
-        op_.kind = kind;
-        op_.flops = flops;
-        return std::move(op_);
-    }
-
-private:
-    const OnnxGraph& g_;
-    MappedOp op_;
-    std::map<std::string, int> counts_;
-};
-
-struct Context {
-    const OnnxNode& node;
-    const OnnxGraph& g;
-
-    const std::vector<I>& shape(const std::string& v) const { return g.value(v).shape; }
-    bool present(std::size_t k) const { return k < node.inputs.size() && !node.inputs[k].empty(); }
-    /// True when input `k` carries data or a parameter (constants are attributes).
-    bool operand(std::size_t k) const {
-        return present(k) && g.values.count(node.inputs[k]) && g.value(node.inputs[k]).kind != ValueKind::Constant;
-    }
-    const std::string& in(std::size_t k) const { return node.inputs[k]; }
-    const std::string& out() const { return node.outputs.front(); }
-    I rank() const { return I(shape(out()).size()); }
-    /// The integers of constant input `k`, if known.
-    std::optional<std::vector<I>> ints(std::size_t k) const {
-        if (!present(k) || !g.values.count(in(k)) || !g.value(in(k)).hasInts)
-            return std::nullopt;
-        return g.value(in(k)).ints;
-    }
-};
-
-I wrap(I axis, I rank) { return axis < 0 ? axis + rank : axis; }
-
-I product(const std::vector<I>& s) {
-    I p = 1;
-    for (I d : s)
-        p *= d;
-    return p;
-}
-
-/// Output factors d0.. of `shape`, one per dimension.
-std::vector<int> outputFactors(RuleBuilder& rb, const std::vector<I>& shape) {
-    std::vector<int> d;
-    for (I s : shape)
-        d.push_back(rb.factor("d", s, FactorType::Parallel));
-    return d;
-}
 
 /// `in` aligned right against output factors `d` (NumPy broadcasting): equal sizes share the
 /// factor, a broadcast size-1 dimension gets its own. Nullopt when the shapes do not broadcast.
@@ -119,9 +30,7 @@ std::optional<Dims> broadcastDims(RuleBuilder& rb, const std::vector<I>& in, con
     return dims;
 }
 
-std::optional<MappedOp> opaque() { return std::nullopt; }
-
-std::optional<MappedOp> elementwise(const Context& c, OpKind kind, std::set<I> localAxes = {}, bool softmaxFlatten = false) {
+std::optional<MappedOp> elementwise(const MapContext& c, OpKind kind, std::set<I> localAxes = {}, bool softmaxFlatten = false) {
     RuleBuilder rb(c.g);
     const auto& S = c.shape(c.out());
     const std::vector<int> d = outputFactors(rb, S);
@@ -151,7 +60,7 @@ std::optional<MappedOp> elementwise(const Context& c, OpKind kind, std::set<I> l
     return rb.finish(kind);
 }
 
-std::optional<MappedOp> matmul(const Context& c) {
+std::optional<MappedOp> matmul(const MapContext& c) {
     if (!c.operand(0) || !c.operand(1))
         return opaque();
     const auto &A = c.shape(c.in(0)), &B = c.shape(c.in(1)), &S = c.shape(c.out());
@@ -197,7 +106,7 @@ std::optional<MappedOp> matmul(const Context& c) {
     return rb.finish(OpKind::MatMul);
 }
 
-std::optional<MappedOp> gemm(const Context& c) {
+std::optional<MappedOp> gemm(const MapContext& c) {
     const auto &A = c.shape(c.in(0)), &S = c.shape(c.out());
     if (!c.operand(0) || !c.operand(1) || A.size() != 2 || S.size() != 2)
         return opaque();
@@ -234,7 +143,7 @@ void spatial(RuleBuilder& rb, I in, I out, I stride, DimFactors& inDim, DimFacto
     }
 }
 
-std::optional<MappedOp> conv(const Context& c) {
+std::optional<MappedOp> conv(const MapContext& c) {
     if (!c.operand(0) || !c.operand(1))
         return opaque();
     const auto &X = c.shape(c.in(0)), &W = c.shape(c.in(1)), &S = c.shape(c.out());
@@ -267,7 +176,7 @@ std::optional<MappedOp> conv(const Context& c) {
     return rb.finish(OpKind::Conv2d, work);
 }
 
-std::optional<MappedOp> pool(const Context& c, bool global) {
+std::optional<MappedOp> pool(const MapContext& c, bool global) {
     const auto &X = c.shape(c.in(0)), &S = c.shape(c.out());
     if (!c.operand(0) || X.size() < 3 || S.size() != X.size())
         return opaque();
@@ -294,7 +203,7 @@ std::optional<MappedOp> pool(const Context& c, bool global) {
     return rb.finish(OpKind::Pool, work);
 }
 
-std::optional<MappedOp> reduce(const Context& c) {
+std::optional<MappedOp> reduce(const MapContext& c) {
     if (!c.operand(0))
         return opaque();
     const auto& X = c.shape(c.in(0));
@@ -332,12 +241,12 @@ std::optional<MappedOp> reduce(const Context& c) {
     return rb.finish(OpKind::Pool, double(product(X)));
 }
 
-std::optional<MappedOp> layerNorm(const Context& c) {
+std::optional<MappedOp> layerNorm(const MapContext& c) {
     const I rank = c.rank();
     return elementwise(c, OpKind::LayerNorm, {wrap(c.node.intAttr("axis", -1), rank)}, true);
 }
 
-std::optional<MappedOp> batchNorm(const Context& c) {
+std::optional<MappedOp> batchNorm(const MapContext& c) {
     const auto& S = c.shape(c.out());
     if (!c.operand(0) || S.size() < 2)
         return opaque();
@@ -354,161 +263,7 @@ std::optional<MappedOp> batchNorm(const Context& c) {
     return rb.finish(OpKind::BatchNorm);
 }
 
-/// Maps the dimensions of a reshape: runs of dimensions with equal products share factors; one
-/// dimension splitting into several is a compound of theirs (major first), and the reverse.
-std::optional<MappedOp> reshape(const Context& c) {
-    if (!c.operand(0))
-        return opaque();
-    const auto &in = c.shape(c.in(0)), &out = c.shape(c.out());
-    if (product(in) != product(out))
-        return opaque();
-    RuleBuilder rb(c.g);
-    Dims id(in.size()), od(out.size());
-    std::vector<std::size_t> ia, oa;
-    for (std::size_t i = 0; i < in.size(); ++i)
-        in[i] == 1 ? void(id[i] = {rb.factor("u", 1, FactorType::Fixed)}) : ia.push_back(i);
-    for (std::size_t j = 0; j < out.size(); ++j)
-        out[j] == 1 ? void(od[j] = {rb.factor("u", 1, FactorType::Fixed)}) : oa.push_back(j);
-    std::size_t p = 0, q = 0;
-    while (p < ia.size() && q < oa.size()) {
-        std::size_t p1 = p + 1, q1 = q + 1;
-        I a = in[ia[p]], b = out[oa[q]];
-        while (a != b) {
-            if (a < b && p1 < ia.size())
-                a *= in[ia[p1++]];
-            else if (b < a && q1 < oa.size())
-                b *= out[oa[q1++]];
-            else
-                return opaque();
-        }
-        if (p1 - p == 1) {
-            DimFactors compound;
-            for (std::size_t k = q; k < q1; ++k) {
-                const int f = rb.factor("d", out[oa[k]], FactorType::Parallel);
-                od[oa[k]] = {f};
-                compound.push_back(f);
-            }
-            id[ia[p]] = compound;
-        } else if (q1 - q == 1) {
-            DimFactors compound;
-            for (std::size_t k = p; k < p1; ++k) {
-                const int f = rb.factor("d", in[ia[k]], FactorType::Parallel);
-                id[ia[k]] = {f};
-                compound.push_back(f);
-            }
-            od[oa[q]] = compound;
-        } else { // regrouped both ways: kept whole
-            for (std::size_t k = p; k < p1; ++k)
-                id[ia[k]] = {rb.factor("x", in[ia[k]], FactorType::Fixed)};
-            for (std::size_t k = q; k < q1; ++k)
-                od[oa[k]] = {rb.factor("y", out[oa[k]], FactorType::Fixed)};
-        }
-        p = p1;
-        q = q1;
-    }
-    if (p != ia.size() || q != oa.size())
-        return opaque();
-    rb.input(c.in(0), id);
-    rb.output(c.out(), od);
-    return rb.finish(OpKind::Reshape);
-}
-
-std::optional<MappedOp> transpose(const Context& c) {
-    if (!c.operand(0))
-        return opaque();
-    const auto& in = c.shape(c.in(0));
-    std::vector<I> perm = c.node.intsAttr("perm");
-    if (perm.empty())
-        for (I d = I(in.size()); d-- > 0;)
-            perm.push_back(d);
-    if (perm.size() != in.size())
-        return opaque();
-    RuleBuilder rb(c.g);
-    const std::vector<int> f = outputFactors(rb, in);
-    Dims id, od;
-    for (int x : f)
-        id.push_back({x});
-    for (I p : perm) {
-        if (p < 0 || p >= I(in.size()))
-            return opaque();
-        od.push_back({f[std::size_t(p)]});
-    }
-    rb.input(c.in(0), id);
-    rb.output(c.out(), od);
-    return rb.finish(OpKind::Transpose);
-}
-
-/// Same-rank ops that change some dimensions' sizes (Slice, Pad, Concat, Split, Expand, Tile...):
-/// equal sizes share a factor; a dimension that changes, or `along`, is fixed on every side.
-std::optional<MappedOp> positional(const Context& c, OpKind kind, I along = -1) {
-    const I rank = I(c.shape(c.out()).size());
-    RuleBuilder rb(c.g);
-    std::vector<int> shared(std::size_t(rank), -1);
-    for (I j = 0; j < rank; ++j) {
-        bool same = j != along;
-        for (std::size_t k = 0; k < c.node.inputs.size() && same; ++k)
-            if (c.operand(k))
-                same = I(c.shape(c.in(k)).size()) == rank && c.shape(c.in(k))[std::size_t(j)] == c.shape(c.out())[std::size_t(j)];
-        for (const std::string& o : c.node.outputs)
-            same = same && (o.empty() || c.shape(o)[std::size_t(j)] == c.shape(c.out())[std::size_t(j)]);
-        if (same)
-            shared[std::size_t(j)] = rb.factor("d", c.shape(c.out())[std::size_t(j)], FactorType::Parallel);
-    }
-    auto dimsOf = [&](const std::vector<I>& s, const char* prefix) {
-        Dims dims;
-        for (I j = 0; j < rank; ++j)
-            dims.push_back({shared[std::size_t(j)] >= 0 ? shared[std::size_t(j)] : rb.factor(prefix, s[std::size_t(j)], FactorType::Fixed)});
-        return dims;
-    };
-    bool any = false;
-    for (std::size_t k = 0; k < c.node.inputs.size(); ++k)
-        if (c.operand(k)) {
-            if (I(c.shape(c.in(k)).size()) != rank)
-                return opaque();
-            rb.input(c.in(k), dimsOf(c.shape(c.in(k)), "x"));
-            any = true;
-        }
-    if (!any)
-        return opaque();
-    for (const std::string& o : c.node.outputs)
-        if (!o.empty())
-            rb.output(o, dimsOf(c.shape(o), "y"));
-    return rb.finish(kind);
-}
-
-/// Gather from a parameter table along axis 0: an embedding lookup (rows a gather factor).
-std::optional<MappedOp> gather(const Context& c) {
-    const bool table = c.present(0) && c.g.values.count(c.in(0)) && c.g.value(c.in(0)).kind == ValueKind::Parameter;
-    const I axis = c.node.intAttr("axis", 0);
-    if (!table)
-        return c.shape(c.in(0)).size() == c.shape(c.out()).size() ? positional(c, OpKind::Slice, wrap(axis, c.rank()))
-                                                                   : opaque();
-    const auto &T = c.shape(c.in(0)), &S = c.shape(c.out());
-    if (axis != 0 || T.empty())
-        return opaque();
-    const std::size_t indexRank = S.size() - (T.size() - 1);
-    RuleBuilder rb(c.g);
-    const std::vector<int> d = outputFactors(rb, S);
-    const int v = rb.factor("v", T[0], FactorType::Gather);
-    Dims td{{v}}, id, od;
-    for (std::size_t j = 0; j < S.size(); ++j) {
-        od.push_back({d[j]});
-        if (j < indexRank)
-            id.push_back({d[j]});
-        else
-            td.push_back({d[j]});
-    }
-    if (c.operand(1))
-        rb.input(c.in(1), id);
-    else // constant indices (position ids): their dimensions exist only in the output
-        for (std::size_t j = 0; j < indexRank; ++j)
-            rb.setType(d[j], FactorType::Fixed);
-    rb.input(c.in(0), td);
-    rb.output(c.out(), od);
-    return rb.finish(OpKind::Embedding);
-}
-
-std::optional<MappedOp> einsum(const Context& c) {
+std::optional<MappedOp> einsum(const MapContext& c) {
     const auto eq = c.node.attributes.find("equation");
     if (eq == c.node.attributes.end())
         return opaque();
@@ -558,7 +313,7 @@ std::optional<MappedOp> einsum(const Context& c) {
     return rb.finish(OpKind::MatMul);
 }
 
-std::optional<MappedOp> loss(const Context& c) {
+std::optional<MappedOp> loss(const MapContext& c) {
     if (!c.operand(0) || c.shape(c.in(0)).size() < 2)
         return opaque();
     const auto &X = c.shape(c.in(0)), &S = c.shape(c.out());
@@ -585,34 +340,34 @@ std::optional<MappedOp> loss(const Context& c) {
     return rb.finish(OpKind::CrossEntropy);
 }
 
-using Mapper = std::function<std::optional<MappedOp>(const Context&)>;
+using Mapper = std::function<std::optional<MappedOp>(const MapContext&)>;
 
 const std::map<std::string, Mapper>& mappers() {
-    auto ew = [](OpKind k) { return Mapper([k](const Context& c) { return elementwise(c, k); }); };
+    auto ew = [](OpKind k) { return Mapper([k](const MapContext& c) { return elementwise(c, k); }); };
     static const std::map<std::string, Mapper> table{
         {"MatMul", matmul},
         {"Gemm", gemm},
         {"Einsum", einsum},
         {"Conv", conv},
-        {"MaxPool", [](const Context& c) { return pool(c, false); }},
-        {"AveragePool", [](const Context& c) { return pool(c, false); }},
-        {"GlobalAveragePool", [](const Context& c) { return pool(c, true); }},
-        {"GlobalMaxPool", [](const Context& c) { return pool(c, true); }},
+        {"MaxPool", [](const MapContext& c) { return pool(c, false); }},
+        {"AveragePool", [](const MapContext& c) { return pool(c, false); }},
+        {"GlobalAveragePool", [](const MapContext& c) { return pool(c, true); }},
+        {"GlobalMaxPool", [](const MapContext& c) { return pool(c, true); }},
         {"ReduceMean", reduce}, {"ReduceSum", reduce}, {"ReduceMax", reduce}, {"ReduceMin", reduce},
         {"ReduceProd", reduce}, {"ReduceL2", reduce}, {"ReduceSumSquare", reduce}, {"ReduceLogSumExp", reduce},
-        {"Softmax", [](const Context& c) { return elementwise(c, OpKind::Softmax, {wrap(c.node.intAttr("axis", c.g.opset >= 13 ? -1 : 1), c.rank())}, c.g.opset < 13); }},
-        {"LogSoftmax", [](const Context& c) { return elementwise(c, OpKind::Softmax, {wrap(c.node.intAttr("axis", c.g.opset >= 13 ? -1 : 1), c.rank())}, c.g.opset < 13); }},
+        {"Softmax", [](const MapContext& c) { return elementwise(c, OpKind::Softmax, {wrap(c.node.intAttr("axis", c.g.opset >= 13 ? -1 : 1), c.rank())}, c.g.opset < 13); }},
+        {"LogSoftmax", [](const MapContext& c) { return elementwise(c, OpKind::Softmax, {wrap(c.node.intAttr("axis", c.g.opset >= 13 ? -1 : 1), c.rank())}, c.g.opset < 13); }},
         {"LayerNormalization", layerNorm},
         {"BatchNormalization", batchNorm},
         {"Reshape", reshape}, {"Flatten", reshape}, {"Squeeze", reshape}, {"Unsqueeze", reshape},
         {"Identity", reshape},
         {"Transpose", transpose},
-        {"Concat", [](const Context& c) { return positional(c, OpKind::Concat, wrap(c.node.intAttr("axis", 0), c.rank())); }},
-        {"Split", [](const Context& c) { return positional(c, OpKind::Slice, wrap(c.node.intAttr("axis", 0), c.rank())); }},
-        {"Slice", [](const Context& c) { return positional(c, OpKind::Slice); }},
-        {"Pad", [](const Context& c) { return positional(c, OpKind::Slice); }},
-        {"Tile", [](const Context& c) { return positional(c, OpKind::Concat); }},
-        {"Expand", [](const Context& c) { return elementwise(c, OpKind::Reshape); }},
+        {"Concat", [](const MapContext& c) { return positional(c, OpKind::Concat, wrap(c.node.intAttr("axis", 0), c.rank())); }},
+        {"Split", [](const MapContext& c) { return positional(c, OpKind::Slice, wrap(c.node.intAttr("axis", 0), c.rank())); }},
+        {"Slice", [](const MapContext& c) { return positional(c, OpKind::Slice); }},
+        {"Pad", [](const MapContext& c) { return positional(c, OpKind::Slice); }},
+        {"Tile", [](const MapContext& c) { return positional(c, OpKind::Concat); }},
+        {"Expand", [](const MapContext& c) { return elementwise(c, OpKind::Reshape); }},
         {"Gather", gather},
         {"SoftmaxCrossEntropyLoss", loss}, {"NegativeLogLikelihoodLoss", loss},
         {"Add", ew(OpKind::Add)}, {"Sub", ew(OpKind::Add)}, {"Sum", ew(OpKind::Add)}, {"Mean", ew(OpKind::Add)},
@@ -635,7 +390,7 @@ const std::map<std::string, Mapper>& mappers() {
 }
 
 /// Every dimension of every operand fixed: the op runs whole wherever it runs.
-MappedOp opaqueOp(const Context& c) {
+MappedOp opaqueOp(const MapContext& c) {
     RuleBuilder rb(c.g);
     for (std::size_t k = 0; k < c.node.inputs.size(); ++k)
         if (c.operand(k)) {
@@ -657,7 +412,7 @@ MappedOp opaqueOp(const Context& c) {
 } // namespace
 
 MappedOp mapNode(const OnnxNode& node, const OnnxGraph& graph) {
-    const Context c{node, graph};
+    const MapContext c{node, graph};
     // Ops that compute one result: extra outputs (a norm's statistics, dropout's mask) must be unused.
     const bool multiOutput = node.opType == "Split";
     bool extraUsed = false;
