@@ -66,10 +66,12 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
         throw InputError("missing command (models, clusters, evaluate); try --help");
     o.command = args.front();
     bool planGiven = false;
-    if (o.command == "--help" || o.command == "-h" || o.command == "help") {
-        o.command = "help";
-        return o;
-    }
+    // --help anywhere (after a command too: "bench --help") asks for the usage.
+    for (const std::string& a : args)
+        if (a == "--help" || a == "-h" || o.command == "help") {
+            o.command = "help";
+            return o;
+        }
     if (o.command != "models" && o.command != "clusters" && o.command != "evaluate" && o.command != "search" &&
         o.command != "bench" && o.command != "simulate" && o.command != "explain" && o.command != "calibrate" &&
         o.command != "export" && o.command != "import")

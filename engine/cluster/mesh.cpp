@@ -1,5 +1,6 @@
 #include "engine/cluster/mesh.h"
 
+#include "engine/util/enum_names.h"
 #include "engine/util/error.h"
 #include "engine/util/limits.h"
 
@@ -65,28 +66,19 @@ int Mesh::deviceCount() const {
     return n;
 }
 
-std::string_view axisRoleName(AxisRole role) {
-    switch (role) {
-    case AxisRole::Pipe:
-        return kPipeAxis;
-    case AxisRole::Data:
-        return "data";
-    case AxisRole::Model:
-        return "model";
-    case AxisRole::Sequence:
-        return "seq";
-    case AxisRole::None:
-        break;
-    }
-    return "";
-}
+namespace {
 
-AxisRole axisRoleOf(std::string_view name) {
-    for (AxisRole r : {AxisRole::Pipe, AxisRole::Data, AxisRole::Model, AxisRole::Sequence})
-        if (name == axisRoleName(r))
-            return r;
-    return AxisRole::None;
-}
+/// The axis name of each role; an axis named otherwise has none.
+constexpr EnumNames<AxisRole, 4> kRoles{{{{AxisRole::Pipe, kPipeAxis},
+                                          {AxisRole::Data, "data"},
+                                          {AxisRole::Model, "model"},
+                                          {AxisRole::Sequence, "seq"}}}};
+
+} // namespace
+
+std::string_view axisRoleName(AxisRole role) { return role == AxisRole::None ? std::string_view() : kRoles.name(role); }
+
+AxisRole axisRoleOf(std::string_view name) { return kRoles.parse(name).value_or(AxisRole::None); }
 
 std::optional<AxisId> Mesh::axisOf(AxisRole role) const {
     if (role == AxisRole::None)

@@ -45,6 +45,17 @@ private slots:
         QCOMPARE(list.size(), 3);
         QCOMPARE(list[0].toObject()[QStringLiteral("name")].toString(), QStringLiteral("dgx-a100"));
     }
+    void helpAnswersAfterAnyCommand() {
+        // "--help" alone or after a command prints the usage on stdout and succeeds.
+        for (const QStringList& args : {QStringList{QStringLiteral("--help")},
+                                        QStringList{QStringLiteral("bench"), QStringLiteral("--help")},
+                                        QStringList{QStringLiteral("search"), QStringLiteral("--model"), QStringLiteral("gpt"),
+                                                    QStringLiteral("-h")}}) {
+            const Run r = cli(args);
+            QCOMPARE(r.exitCode, 0);
+            QVERIFY2(r.out.contains("shardscope-cli bench") && r.err.isEmpty(), qPrintable(args.join(u' ')));
+        }
+    }
     void evaluateJsonHasTheContractFields() {
         const Run r = cli({QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("gpt"),
                            QStringLiteral("--cluster"), QStringLiteral("dgx-a100"), QStringLiteral("--mesh"),
