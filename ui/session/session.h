@@ -15,9 +15,6 @@
 #include "simulation_service.h"
 #include "tactic_service.h"
 
-#include "engine/search/search.h"
-#include "engine/sim/simulator.h"
-#include "engine/tactics/tactic_runner.h"
 #include "jobs/job_runner.h"
 
 #include <QObject>
@@ -113,7 +110,7 @@ signals:
     void failed(const QString& message);
     /// A short note for the status bar.
     void message(const QString& text);
-    /// The result of compareWithBaselines(): the best baseline, its step time, and the plan's.
+    /// The result of CompareService::withBaselines(): the best baseline, its step time, and the plan's.
     void comparison(const QString& baseline, double baselineStepTime, double planStepTime);
 
 private:
