@@ -1,8 +1,8 @@
 #pragma once
 // The shared interaction state of the window (docs/DESIGN.md, The window): the loaded problem, the
-// current plan and its evaluation, the selected op, the undo stack, the search settings, the tactic
-// script and the results of the last search, simulation and tactic run. Views read it and subscribe
-// to its signals; they never call each other. The plan changes only through undoable commands (an
+// current plan and its evaluation, the selected op, the undo stack and the search settings; the
+// services it owns keep the last search, the simulated step, the tactic script and its last run.
+// Views read it and subscribe to its signals; they never call each other. The plan changes only through undoable commands (an
 // edit here, or a service's result) or by a load, which starts a new document. The work that
 // produces new plans lives in the services it owns (load, search, simulation, tactics, compare),
 // each running in the background through a JobRunner.
