@@ -90,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads)
         updateStatus();
         updateTitle();
     });
+    connect(&session_, &Session::simulationChanged, this, &MainWindow::updateStatus);
     connect(&session_, &Session::failed, this, &MainWindow::showError);
     connect(calibration_, &CalibrationPanel::failed, this, &MainWindow::showError);
     connect(&autosave_, &Autosave::failed, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
@@ -252,10 +253,15 @@ void MainWindow::updateStatus() {
         return;
     }
     const Evaluation& e = *s.evaluation;
-    stepLabel_->setText(tr("Step %1").arg(seconds(e.stepTime)));
-    stepLabel_->setToolTip(tr("compute %1 + exposed communication %2 (of %3) + optimizer %4 (analytic)")
-                               .arg(seconds(e.computeTime), seconds(e.exposedCommTime), seconds(e.commTime),
-                                    seconds(e.optimizerTime)));
+    // The plan's step time is its simulated step; until the simulation arrives, the analytic
+    // estimate, named so.
+    const auto sim = session_.simulation().result();
+    stepLabel_->setText(sim ? tr("Step %1 (simulated)").arg(seconds(sim->stepTime))
+                            : tr("Step ~%1 (estimate; simulating)").arg(seconds(e.stepTime)));
+    stepLabel_->setToolTip(tr("analytic estimate %1 = compute %2 + slowdown beside communication %3 + exposed "
+                              "communication %4 (of %5) + optimizer %6")
+                               .arg(seconds(e.stepTime), seconds(e.computeTime), seconds(e.slowdownTime),
+                                    seconds(e.exposedCommTime), seconds(e.commTime), seconds(e.optimizerTime)));
     if (e.pipeline.active())
         stepLabel_->setToolTip(stepLabel_->toolTip() + tr(" + pipeline bubble %1").arg(seconds(e.bubbleTime)));
     pipelineLabel_->setText(pipelineSummary(e.pipeline));

@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "engine/bench/bench_suite.h"
+#include "engine/bench/one_clock.h"
 #include "engine/util/units.h"
 
 #include <iostream>
@@ -8,9 +9,51 @@
 
 namespace shardscope::cli {
 
+namespace {
+
+/// `bench --suite clock`: the analytic and simulated step of every benchmark plan and baseline.
+int runClock(const CliOptions& options, std::ostream& out) {
+    const auto rows = bench::oneClockWalk([](const std::string& what) { std::cerr << "bench: " << what << "\n"; });
+    const bench::ClockRow* worst = nullptr;
+    for (const auto& r : rows)
+        if (!worst || r.disagreement() > worst->disagreement())
+            worst = &r;
+    if (options.json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& r : rows)
+            list.push_back({{"scenario", r.scenario},
+                            {"plan", r.plan},
+                            {"mesh", r.mesh},
+                            {"overlap", r.overlap},
+                            {"analytic_step_time_s", r.analytic},
+                            {"simulated_step_time_s", r.simulated}});
+        out << list.dump(1) << "\n";
+        return 0;
+    }
+    char line[512];
+    std::snprintf(line, sizeof line, "%-40s %-22s %-26s %-7s %11s %11s %7s\n", "scenario", "plan", "mesh", "overlap",
+                  "analytic", "simulated", "ratio");
+    out << line;
+    for (const auto& r : rows) {
+        std::snprintf(line, sizeof line, "%-40s %-22s %-26s %-7s %11s %11s %7.4f\n", r.scenario.c_str(), r.plan.c_str(),
+                      r.mesh.c_str(), r.overlap ? "on" : "off", formatSeconds(r.analytic).c_str(),
+                      formatSeconds(r.simulated).c_str(), r.analytic / r.simulated);
+        out << line;
+    }
+    if (worst)
+        out << "worst: " << worst->scenario << ", " << worst->plan << " on " << worst->mesh << ", overlap "
+            << (worst->overlap ? "on" : "off") << ": analytic / simulated " << worst->analytic / worst->simulated
+            << " (" << rows.size() << " plans)\n";
+    return 0;
+}
+
+} // namespace
+
 int runBench(const CliOptions& options, std::ostream& out) {
     if (options.benchSuite == "fidelity")
         return runFidelity(options, out);
+    if (options.benchSuite == "clock")
+        return runClock(options, out);
     const bench::BenchSuite suite = options.benchSuite == "speed"     ? bench::BenchSuite::Speed
                                     : options.benchSuite == "quality" ? bench::BenchSuite::Quality
                                                                       : bench::BenchSuite::All;

@@ -52,10 +52,10 @@ std::string usageText() {
            "                 module (refused, naming the ops, when the framework cannot express it)\n"
            "  shardscope-cli import F.onnx [--set batch=N] [--set seq=N] [--set NAME=N] [--out F.model.json] [--json]\n"
            "                 an ONNX file as a graph: folded, fused and opaque ops; --out writes *.model.json\n"
-           "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--fit device|links|NAME,...]\n"
+           "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--fit device|links|overlap|NAME,...]\n"
            "                 [--out C2.cluster.json] [--json]\n"
            "                 fit the cluster's efficiencies to measured step times (least squares)\n"
-           "  shardscope-cli bench [--quick] [--suite all|speed|quality|fidelity] [--fidelity] [--json]\n"
+           "  shardscope-cli bench [--quick] [--suite all|speed|quality|fidelity|clock] [--fidelity] [--json]\n"
            "                 search speed and plan quality (medians of several runs, one thread)\n"
            "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
 }
@@ -224,8 +224,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.quick = true;
         else if (a == "--suite" && o.command == "bench") {
             const std::string& v = value();
-            if (v != "all" && v != "speed" && v != "quality" && v != "fidelity")
-                throw InputError("--suite " + v + ": expected all, speed, quality or fidelity");
+            if (v != "all" && v != "speed" && v != "quality" && v != "fidelity" && v != "clock")
+                throw InputError("--suite " + v + ": expected all, speed, quality, fidelity or clock");
             o.benchSuite = v;
         } else if (a == "--fidelity" && o.command == "bench")
             o.benchSuite = "fidelity";

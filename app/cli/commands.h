@@ -3,7 +3,9 @@
 
 #include "cli_options.h"
 
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
+
+#include <optional>
 
 #include <ostream>
 
@@ -35,6 +37,7 @@ int runCalibrate(const CliOptions& options, std::ostream& out);
 /// `bench --fidelity`: predictions of published runs and activation formulas, predicted / published.
 int runFidelity(const CliOptions& options, std::ostream& out);
 /// Prints `e` as evaluate's readable table.
-void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster& cluster, std::ostream& out);
+void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster& cluster, std::ostream& out,
+                          std::optional<double> simulatedStep = {});
 
 } // namespace shardscope::cli

@@ -4,7 +4,7 @@
 #include "engine/io/evaluation_json.h"
 #include "engine/io/json_fields.h"
 #include "engine/io/plan_file.h"
-#include "engine/pipeline/stage_cuts.h"
+#include "engine/search/stage_cuts.h"
 #include "engine/search/search.h"
 #include "engine/util/error.h"
 #include "engine/util/units.h"
@@ -52,7 +52,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     if (!options.planOut.empty())
         savePlan(options.planOut, result->plan, graph, &e);
     if (options.json) {
-        nlohmann::json j = evaluationToJson(e, graph);
+        nlohmann::json j = evaluationToJson(e, graph, result->stepTime());
         j["cluster"] = s.cluster->name;
         j["algorithm"] = rep.chosenBy();
         j["settings_chosen"] = {{"zero_stage", result->plan.settings.zeroStage},
@@ -64,12 +64,14 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         j["fit_advice"] = rep.fitAdvice;
         j["optimality_gap"] = rep.optimalityGap ? nlohmann::json(*rep.optimalityGap) : nlohmann::json(nullptr);
         j["search_time_s"] = rep.searchSeconds;
+        j["simulation_time_s"] = rep.simulationSeconds;
+        j["finalists_simulated"] = rep.finalistsSimulated;
         j["evaluation_time_s"] = rep.evaluationSeconds;
         j["states_explored"] = rep.statesExplored;
         nlohmann::json meshes = nlohmann::json::array();
         for (const MeshTried& m : rep.meshesTried)
-            meshes.push_back({{"mesh", m.mesh.toString()}, {"schedule", m.schedule}, {"step_time_s", m.stepTime},
-                              {"feasible", m.feasible}});
+            meshes.push_back({{"mesh", m.mesh.toString()}, {"schedule", m.schedule},
+                              {"analytic_step_time_s", m.stepTime}, {"feasible", m.feasible}});
         j["meshes_tried"] = meshes;
         j["folded_blocks"] = {{"blocks", rep.foldedBlocks}, {"ops_per_block", rep.opsPerBlock}};
         j["notes"] = rep.notes;
@@ -80,7 +82,8 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     }
     out << "search     " << rep.chosenBy() << " in " << formatSeconds(rep.searchSeconds) << ", "
         << formatCount(rep.statesExplored) << " states, " << rep.combinationsSolved << " settings combinations solved, "
-        << rep.combinationsPruned << " pruned\n";
+        << rep.combinationsPruned << " pruned, " << rep.finalistsSimulated << " finalists simulated\n";
+    out << "  analytic step of each mesh's best plan (the search's estimate):\n";
     for (const MeshTried& m : rep.meshesTried)
         out << "  mesh " << m.mesh.toString() << (m.schedule.empty() ? "" : " " + m.schedule) << ": "
             << formatSeconds(m.stepTime) << (m.feasible ? "" : " (does not fit)")
@@ -92,7 +95,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     for (const std::string& a : rep.fitAdvice)
         out << "  would fit: " << a << "\n";
     out << "\n";
-    printEvaluationTable(e, graph, *s.cluster, out);
+    printEvaluationTable(e, graph, *s.cluster, out, result->stepTime());
     return 0;
 }
 

@@ -23,10 +23,13 @@ int runTacticSearch(const CliOptions& options, std::ostream& out) {
     request.threads = options.threads;
     const auto run = runTactics(request);
     const Evaluation& e = *run->evaluation;
+    // The completed plan's simulated step: the last tactic's.
+    const std::optional<double> simulated =
+        run->stages.empty() ? std::nullopt : std::optional<double>(run->stages.back().step.stepTime);
     if (!options.planOut.empty())
         savePlan(options.planOut, run->plan, *s.graph, &e);
     if (options.json) {
-        nlohmann::json j = evaluationToJson(e, *s.graph);
+        nlohmann::json j = evaluationToJson(e, *s.graph, simulated);
         j["cluster"] = s.cluster->name;
         j["algorithm"] = "tactics";
         nlohmann::json steps = nlohmann::json::array();
@@ -63,7 +66,7 @@ int runTacticSearch(const CliOptions& options, std::ostream& out) {
             out << "     CONFLICT: " << conflict << "\n";
     }
     out << "\n";
-    printEvaluationTable(e, *s.graph, *s.cluster, out);
+    printEvaluationTable(e, *s.graph, *s.cluster, out, simulated);
     return 0;
 }
 

@@ -10,6 +10,12 @@
 
 namespace shardscope::bench {
 
+struct BenchScenario;
+
+/// The search request of `s` on one thread: its graph (one micro-batch), cluster, mesh, algorithm and,
+/// when its settings are open, every setting open with the graphs of other micro-batch counts.
+SearchRequest requestOf(const BenchScenario& s);
+
 /// The median of `v` (the mean of the middle two for an even count).
 double median(std::vector<double> v);
 
@@ -22,12 +28,17 @@ struct BenchRow;
 /// Fills `row` with what a search measured: its chosen mesh, runs, median time, states, ops, plan figures.
 void recordSearch(BenchRow& row, const SearchResult& last, const Graph& g, int runs, double medianSeconds);
 
-/// A baseline's name and its evaluated figures.
+/// A baseline's name and its figures.
 struct BaselineFigures {
     std::string name;
-    double stepTime = 0;
+    double stepTime = 0;           ///< analytic; simulated once simulateBaseline() ran
     bool feasible = false;
+    Plan plan;
+    std::shared_ptr<const Graph> graph;
 };
+
+/// `b`'s step time replaced by its simulated step on `cluster`.
+void simulateBaseline(BaselineFigures& b, const std::shared_ptr<const Cluster>& cluster);
 
 /// The best registry baseline on `mesh` with `settings` (fits first, then the fastest), by full
 /// evaluation; `into` keeps the better of itself and what is found here. `withoutZero` leaves out the

@@ -19,33 +19,8 @@ namespace shardscope::bench {
 
 namespace {
 
-struct Case {
-    std::string name;
-    std::string model;
-    std::vector<std::string> sets;
-    int nodes;
-    std::string mesh;
-    std::string algorithm;
-    std::string target;
-    bool settingsOpen = false; ///< ZeRO, recomputation and micro-batches chosen by the search
-    std::string cluster = "dgx-a100";
-};
-
-BenchRow runCase(const Case& k, int runs) {
-    const auto g = std::make_shared<const Graph>(loadModel(ModelRequest{k.model, k.sets, std::nullopt}, 1));
-    const auto c = std::make_shared<const Cluster>(clusterPreset(k.cluster, k.nodes));
-    SearchRequest r;
-    r.graph = g;
-    r.cluster = c;
-    if (k.mesh != "auto")
-        r.mesh = Mesh::parse(k.mesh);
-    r.algorithm = parseAlgorithm(k.algorithm);
-    r.threads = 1;
-    if (k.settingsOpen) {
-        const BuilderModel b = *resolveBuilder(ModelRequest{k.model, k.sets, std::nullopt});
-        r.open = OpenSettings::all();
-        r.family = GraphFamily{b.params.batch, [b](int m) { return buildModel(b.family, b.params, m, b.name); }};
-    }
+BenchRow runCase(const BenchScenario& k, const std::string& target, int runs) {
+    const SearchRequest r = requestOf(k);
     double medianSeconds = 0;
     const auto last = searchRepeatedly(r, runs, medianSeconds);
     BenchRow row;
@@ -53,19 +28,21 @@ BenchRow runCase(const Case& k, int runs) {
     row.model = k.model;
     for (const std::string& s : k.sets)
         row.model += " " + s;
-    row.devices = c->deviceCount();
+    row.devices = r.cluster->deviceCount();
     row.algorithm = k.algorithm;
     row.mesh = k.mesh;
-    recordSearch(row, *last, *g, runs, medianSeconds);
+    recordSearch(row, *last, *r.graph, runs, medianSeconds);
     // The floor in the search's own settings (its micro-batch graph, its recomputation; ZeRO stages
     // only where the search could choose them).
     std::optional<BaselineFigures> baseline;
-    const auto chosen = last->graph ? last->graph : g;
+    const auto chosen = last->graph ? last->graph : r.graph;
     StepSettings settings = last->plan.settings;
     settings.zeroStage = 0;
-    bestBaselineOn(chosen, c, last->plan.mesh, settings, baseline, !k.settingsOpen);
+    bestBaselineOn(chosen, r.cluster, last->plan.mesh, settings, baseline, !k.settingsOpen);
+    if (baseline)
+        simulateBaseline(*baseline, r.cluster);
     row.baselineStepTime = baseline ? baseline->stepTime : 0;
-    row.target = k.target;
+    row.target = target;
     return row;
 }
 
@@ -104,7 +81,7 @@ BenchRow cancelLatency(int runs) {
     row.runs = runs;
     row.medianSeconds = median(latencies);
     row.ops = int(g->ops().size());
-    row.stepTime = last->evaluation->stepTime;
+    row.stepTime = last->stepTime();
     row.feasible = last->evaluation->feasible;
     row.target = "stop returns within 0.1 s with a valid plan";
     return row;
@@ -154,7 +131,7 @@ void recordSearch(BenchRow& row, const SearchResult& last, const Graph& g, int r
     row.medianSeconds = medianSeconds;
     row.states = last.report.statesExplored;
     row.ops = int(g.ops().size());
-    row.stepTime = last.evaluation->stepTime;
+    row.stepTime = last.stepTime();
     row.feasible = last.evaluation->feasible;
 }
 
@@ -174,8 +151,17 @@ void bestBaselineOn(const std::shared_ptr<const Graph>& g, const std::shared_ptr
         }
         const auto e = evaluate(CostModel(g, c, mesh, plan.settings), plan);
         if (!into || (e->feasible && !into->feasible) || (e->feasible == into->feasible && e->stepTime < into->stepTime))
-            into = BaselineFigures{entry.spec + " @ " + mesh.toString(), e->stepTime, e->feasible};
+            into = BaselineFigures{entry.spec + " @ " + mesh.toString(), e->stepTime, e->feasible, plan, g};
     }
+}
+
+void simulateBaseline(BaselineFigures& b, const std::shared_ptr<const Cluster>& cluster) {
+    if (!b.graph)
+        return;
+    SimOptions options;
+    options.overlap = b.plan.settings.overlap;
+    options.timelines = false;
+    b.stepTime = simulate(CostModel(b.graph, cluster, b.plan.mesh, b.plan.settings), b.plan, options)->stepTime;
 }
 
 std::shared_ptr<const SearchResult> searchRepeatedly(const SearchRequest& request, int runs, double& medianSeconds) {
@@ -189,17 +175,32 @@ std::shared_ptr<const SearchResult> searchRepeatedly(const SearchRequest& reques
     return last;
 }
 
-std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function<void(const std::string&)>& log) {
-    if (suite == BenchSuite::Quality)
-        return runPlanQuality(quick ? 1 : 5, log);
-    const int runs = quick ? 3 : 7;
-    std::vector<Case> cases{
-        {"gpt3-175b, 1024 GPUs, B 1536, auto", "gpt3-175b", {}, 128, "auto", "auto", "under 1 s in total", true},
+SearchRequest requestOf(const BenchScenario& k) {
+    const ModelRequest model{k.model, k.sets, k.batch};
+    SearchRequest r;
+    r.graph = std::make_shared<const Graph>(loadModel(model, 1));
+    r.cluster = std::make_shared<const Cluster>(clusterPreset(k.cluster, k.nodes));
+    if (k.mesh != "auto")
+        r.mesh = Mesh::parse(k.mesh);
+    r.algorithm = parseAlgorithm(k.algorithm);
+    r.threads = 1;
+    if (k.settingsOpen) {
+        const BuilderModel b = *resolveBuilder(model);
+        r.open = OpenSettings::all();
+        r.family = GraphFamily{b.params.batch, [b](int m) { return buildModel(b.family, b.params, m, b.name); }};
+    }
+    return r;
+}
+
+std::vector<std::pair<BenchScenario, std::string>> speedScenarios(bool quick) {
+    std::vector<std::pair<BenchScenario, std::string>> cases{
+        {{"gpt3-175b, 1024 GPUs, B 1536, auto", "gpt3-175b", {}, std::nullopt, "dgx-a100", 128}, "under 1 s in total"},
         // Llama 3 405B's shape (Dubey et al. 2024, Table 3: 126 layers, hidden 16,384, 128 heads, 8 KV
         // heads, FFN 53,248, vocabulary 128,256) at its 16M-token batch of 8K sequences on 16,384 H100s.
-        {"llama3-405b shape, 16384 H100s, B 2048, auto", "llama",
-         {"layers=126", "hidden=16384", "heads=128", "kv_heads=8", "ffn=53248", "vocab=128256", "seq=8192", "batch=2048"},
-         2048, "auto", "auto", "under 2 s in total", true, "dgx-h100"},
+        {{"llama3-405b shape, 16384 H100s, B 2048, auto", "llama",
+          {"layers=126", "hidden=16384", "heads=128", "kv_heads=8", "ffn=53248", "vocab=128256", "seq=8192", "batch=2048"},
+          std::nullopt, "dgx-h100", 2048},
+         "under 2 s in total"},
     };
     // Batch 32: the fastest plan fits at every depth, so the rows measure folding alone (at batch 64
     // the 192-layer stack overflows and a memory sweep joins the search).
@@ -207,18 +208,26 @@ std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function
         for (const char* algo : {"tapas", "pase"}) {
             if (quick && layers == 192 && std::string(algo) == "pase")
                 continue;
-            cases.push_back({"gpt fixed width, " + std::to_string(layers) + " layers", "gpt",
-                             {"layers=" + std::to_string(layers), "hidden=2048", "heads=16", "seq=1024", "batch=32"}, 8,
-                             "data=8,model=8", algo,
+            cases.push_back({{"gpt fixed width, " + std::to_string(layers) + " layers", "gpt",
+                              {"layers=" + std::to_string(layers), "hidden=2048", "heads=16", "seq=1024", "batch=32"},
+                              std::nullopt, "dgx-a100", 8, "data=8,model=8", algo, false},
                              std::string(algo) == "tapas" ? "tapas grows < 1.5x from 24 to 192 layers" : "contrast"});
         }
-    cases.push_back({"inception-v3-like, 64 GPUs", "inception-v3", {}, 8, "data=16,model=4", "pase",
+    cases.push_back({{"inception-v3-like, 64 GPUs", "inception-v3", {}, std::nullopt, "dgx-a100", 8, "data=16,model=4",
+                      "pase", false},
                      "under 2 s (PaSE paper: over 3 min)"});
+    return cases;
+}
+
+std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function<void(const std::string&)>& log) {
+    if (suite == BenchSuite::Quality)
+        return runPlanQuality(quick ? 1 : 5, log);
+    const int runs = quick ? 3 : 7;
     std::vector<BenchRow> rows;
-    for (const Case& k : cases) {
+    for (const auto& [k, target] : speedScenarios(quick)) {
         if (log)
             log(k.name + " (" + k.algorithm + ")");
-        rows.push_back(runCase(k, runs));
+        rows.push_back(runCase(k, target, runs));
     }
     if (log)
         log("cancel latency");

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,8 @@ struct BenchRow {
     double medianSeconds = 0;  ///< engine wall time, median of the runs
     double states = 0;
     int ops = 0;
-    double stepTime = 0;       ///< the plan's step time
-    double baselineStepTime = 0; ///< best feasible baseline (dp, megatron, megatron-sp) on the chosen mesh
+    double stepTime = 0;       ///< the plan's step time, simulated
+    double baselineStepTime = 0; ///< best feasible baseline (dp, megatron, megatron-sp) on the chosen mesh, simulated
     bool feasible = false;
     std::string target;        ///< the issue's target for this row, in words
     // Plan-quality rows only:
@@ -36,6 +37,25 @@ struct BenchRow {
 
 /// Which suites `bench` runs.
 enum class BenchSuite { All, Speed, Quality };
+
+/// A search the benchmarks run: a model (a preset, with builder overrides and the global batch), a
+/// cluster preset and node count, a mesh ("auto": chosen) and an algorithm.
+struct BenchScenario {
+    std::string name;
+    std::string model;
+    std::vector<std::string> sets;
+    std::optional<int> batch;      ///< the global batch; the preset's when not given
+    std::string cluster = "dgx-a100";
+    int nodes = 1;
+    std::string mesh = "auto";
+    std::string algorithm = "auto";
+    bool settingsOpen = true;      ///< ZeRO, recomputation and micro-batches chosen by the search
+};
+
+/// The plan-quality scenarios: published models at their published global batches, 8 to 512 GPUs.
+std::vector<BenchScenario> qualityScenarios();
+/// The speed suite's searches with their targets (`quick` leaves out the slowest contrast run).
+std::vector<std::pair<BenchScenario, std::string>> speedScenarios(bool quick);
 
 /// Runs every case; `quick` runs fewer repetitions and skips the largest contrast runs. `log` is told
 /// each case as it starts.

@@ -18,13 +18,6 @@ namespace shardscope::bench {
 
 namespace {
 
-struct QualityCase {
-    std::string model;
-    std::string cluster;
-    int nodes;
-    int batch;
-};
-
 /// The best baseline by full evaluation: every registry entry on every candidate mesh with every
 /// recomputation and micro-batch count the search may use.
 BaselineFigures bestBaseline(const BuilderModel& b, const std::shared_ptr<const Cluster>& c) {
@@ -49,26 +42,25 @@ BaselineFigures bestBaseline(const BuilderModel& b, const std::shared_ptr<const 
             }
         }
     }
-    if (best && !best->feasible)
+    if (!best)
+        return BaselineFigures{"-", 0, false, {}, nullptr};
+    if (!best->feasible)
         best->name += " (does not fit)";
-    return best.value_or(BaselineFigures{"-", 0, false});
+    // Both sides of the comparison simulated: the best baseline by its analytic step, then its
+    // simulated step (the search's answer is its simulated step too).
+    simulateBaseline(*best, c);
+    return *best;
 }
 
-BenchRow runQualityCase(const QualityCase& k, int runs) {
-    const ModelRequest request{k.model, {}, k.batch};
-    const BuilderModel b = *resolveBuilder(request);
-    const auto g = std::make_shared<const Graph>(buildModel(b.family, b.params, 1, b.name));
-    const auto c = std::make_shared<const Cluster>(clusterPreset(k.cluster, k.nodes));
-    SearchRequest r;
-    r.graph = g;
-    r.cluster = c;
-    r.open = OpenSettings::all();
-    r.family = GraphFamily{b.params.batch, [b](int m) { return buildModel(b.family, b.params, m, b.name); }};
-    r.threads = 1;
+BenchRow runQualityCase(const BenchScenario& k, int runs) {
+    const BuilderModel b = *resolveBuilder(ModelRequest{k.model, k.sets, k.batch});
+    const SearchRequest r = requestOf(k);
+    const auto& g = r.graph;
+    const auto& c = r.cluster;
     double medianSeconds = 0;
     const auto last = searchRepeatedly(r, runs, medianSeconds);
     BenchRow row;
-    row.name = k.model + ", " + k.cluster + " x" + std::to_string(k.nodes) + ", B " + std::to_string(k.batch);
+    row.name = k.name;
     row.model = k.model;
     row.devices = c->deviceCount();
     row.algorithm = last->report.chosenBy();
@@ -90,16 +82,30 @@ BenchRow runQualityCase(const QualityCase& k, int runs) {
 
 } // namespace
 
-std::vector<BenchRow> runPlanQuality(int runs, const std::function<void(const std::string&)>& log) {
-    const std::vector<QualityCase> cases{
+std::vector<BenchScenario> qualityScenarios() {
+    const struct {
+        const char* model;
+        const char* cluster;
+        int nodes;
+        int batch;
+    } cases[] = {
         {"gpt3-1.3b", "dgx-a100", 4, 512},    {"llama2-7b", "dgx-a100", 8, 512},
         {"llama2-70b", "dgx-h100", 32, 1024}, {"llama2-70b", "dgx-h100", 64, 1024},
         {"mixtral-8x7b", "dgx-h100", 8, 512}, {"gpt3-175b", "dgx-h100", 64, 1536},
         {"resnet50", "pcie-8x", 2, 1024},     {"llama2-7b", "pcie-8x", 1, 64},
         {"gpt3-1.3b", "dgx-h100", 2, 512},    {"mixtral-8x7b", "dgx-a100", 16, 1024},
     };
+    std::vector<BenchScenario> out;
+    for (const auto& k : cases)
+        out.push_back(BenchScenario{std::string(k.model) + ", " + k.cluster + " x" + std::to_string(k.nodes) + ", B " +
+                                        std::to_string(k.batch),
+                                    k.model, {}, k.batch, k.cluster, k.nodes});
+    return out;
+}
+
+std::vector<BenchRow> runPlanQuality(int runs, const std::function<void(const std::string&)>& log) {
     std::vector<BenchRow> rows;
-    for (const QualityCase& k : cases) {
+    for (const BenchScenario& k : qualityScenarios()) {
         if (log)
             log("plan quality: " + k.model + " on " + k.cluster + " x" + std::to_string(k.nodes));
         rows.push_back(runQualityCase(k, runs));

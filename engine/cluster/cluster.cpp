@@ -58,6 +58,8 @@ void Cluster::validate(const std::string& where) const {
         throw InputError(where + ": field 'device.memory_efficiency' must be in (0, 1]");
     if (device.launchFloor < 0)
         throw InputError(where + ": field 'device.launch_floor_s' must not be negative");
+    if (!(device.overlapSlowdown >= 0 && device.overlapSlowdown <= 4))
+        throw InputError(where + ": field 'device.overlap_slowdown' must be between 0 and 4");
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string field = where + ": field 'levels[" + std::to_string(i) + "]";
         if (levels[i].size < 1)

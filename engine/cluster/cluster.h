@@ -21,6 +21,12 @@ struct DeviceSpec {
     /// A100 forward and backward (Dao 2023); the low end, until calibrated.
     double attentionEfficiency = 0.5;
     double launchFloor = 4e-6;         ///< minimum time of any kernel, seconds
+    /// How much slower compute runs while communication kernels run beside it (they take SMs and
+    /// memory bandwidth): a kernel overlapped with a collective takes (1 + overlapSlowdown) times as
+    /// long. 0.189: the average slowdown measured over GPT and Llama training on A100, H100, MI250 and
+    /// MI210 ("Characterizing Compute-Communication Overlap in GPU-Accelerated Distributed Deep
+    /// Learning: Performance and Power Implications", arXiv 2507.03114, 2025; 40% at most).
+    double overlapSlowdown = 0.189;
 
     /// Peak FLOP/s for `t`; falls back to the fp32 figure, then to the largest one.
     double peakFor(DType t) const;

@@ -43,15 +43,15 @@ struct PresetFigures {
 // Compute efficiencies: the A100's are the fit of every published A100 run (engine/fidelity: Narayanan
 // 2021 Table 1 rows 1-4, Korthikanti 2022's 22B, torchtitan's Llama 2/3 on 64 A100s) from the
 // device defaults, `shardscope-cli bench --fidelity` prints it and tst_fidelity holds the preset to
-// it: GEMMs 0.647 of peak, FlashAttention 0.4398, memory-bound kernels at the full 2.0 TB/s (the fit
+// it: GEMMs 0.6483 of peak, FlashAttention 0.5207, memory-bound kernels at the full 2.0 TB/s (the fit
 // leaves them there). The H100 carries the A100's fractions until published H100 runs without
 // pipelining join the table; the PCIe workstation the A100's.
 constexpr PresetFigures kPresets[] = {
-    {"dgx-a100", "A100-SXM4-80GB", 312e12, 19.5e12, 312e12, 80, 2.0e12, 0.647, 0.4398, 300e9, 0.775, 25e9, 0.96,
+    {"dgx-a100", "A100-SXM4-80GB", 312e12, 19.5e12, 312e12, 80, 2.0e12, 0.6483, 0.5207, 300e9, 0.775, 25e9, 0.96,
      1.75e-6, 2.32e-6, 15.26e-6},
-    {"dgx-h100", "H100-SXM5-80GB", 989e12, 67e12, 1979e12, 80, 3.35e12, 0.647, 0.4398, 450e9, 0.817, 50e9, 0.94,
+    {"dgx-h100", "H100-SXM5-80GB", 989e12, 67e12, 1979e12, 80, 3.35e12, 0.6483, 0.5207, 450e9, 0.817, 50e9, 0.94,
      1.75e-6, 2.32e-6, 15.26e-6},
-    {"pcie-8x", "A100-PCIE-40GB", 312e12, 19.5e12, 312e12, 40, 1.555e12, 0.647, 0.4398, 25e9, 1.0, 1.5625e9, 1.0,
+    {"pcie-8x", "A100-PCIE-40GB", 312e12, 19.5e12, 312e12, 40, 1.555e12, 0.6483, 0.5207, 25e9, 1.0, 1.5625e9, 1.0,
      10e-6, 20e-6, 15.26e-6},
 };
 

@@ -26,6 +26,20 @@ std::string_view collectiveName(CollectiveKind k) { return kNames.name(k); }
 
 std::string_view collectiveBadge(CollectiveKind k) { return kBadges.name(k); }
 
+double CommShape::seconds() const {
+    double most = 0;
+    for (double t : levelSeconds)
+        most = std::max(most, t);
+    return latency + most;
+}
+
+CommShape CommShape::scaled(double fraction) const {
+    CommShape s{latency * fraction, levelSeconds};
+    for (double& t : s.levelSeconds)
+        t *= fraction;
+    return s;
+}
+
 GroupSpan spanOfGroup(const Cluster& cluster, const std::vector<int>& ids) {
     GroupSpan span;
     span.size = static_cast<int>(ids.size());
@@ -94,6 +108,12 @@ double CommModel::coalescedTime(CollectiveKind kind, AxisSet axes, double bytes,
     return bytes / bucket * time(kind, axes, bucket);
 }
 
+CommShape CommModel::shape(CollectiveKind kind, AxisSet axes, double bytes, double bucket) const {
+    if (bytes >= bucket)
+        return spanShape(slowest(kind, axes, bytes), kind, bytes);
+    return spanShape(slowest(kind, axes, bucket), kind, bucket).scaled(bytes / bucket);
+}
+
 std::vector<double> CommModel::levelShares(const GroupSpan& s, CollectiveKind kind) const {
     std::vector<double> share(levels_.size(), 0.0);
     if (!s.aligned || kind == CollectiveKind::SendRecv) {
@@ -116,12 +136,10 @@ std::vector<double> CommModel::levelShares(const GroupSpan& s, CollectiveKind ki
     return share;
 }
 
-double CommModel::bandwidthTime(const GroupSpan& s, CollectiveKind kind, double sent) const {
-    const std::vector<double> share = levelShares(s, kind);
-    double t = 0;
-    for (std::size_t l = 0; l < share.size(); ++l)
-        if (share[l] > 0)
-            t = std::max(t, sent * share[l] / levels_[l].achievedBandwidth());
+std::vector<double> CommModel::levelSeconds(const GroupSpan& s, CollectiveKind kind, double sent) const {
+    std::vector<double> t = levelShares(s, kind);
+    for (std::size_t l = 0; l < t.size(); ++l)
+        t[l] = t[l] > 0 ? sent * t[l] / levels_[l].achievedBandwidth() : 0.0;
     return t;
 }
 
@@ -136,30 +154,32 @@ double CommModel::treeLatency(const GroupSpan& s) const {
     return 2 * steps;
 }
 
-double CommModel::spanTime(const GroupSpan& s, CollectiveKind kind, double bytes) const {
+CommShape CommModel::spanShape(const GroupSpan& s, CollectiveKind kind, double bytes) const {
     if (s.size <= 1 || bytes <= 0)
-        return 0;
+        return CommShape{0, std::vector<double>(levels_.size(), 0.0)};
     const int n = s.size;
     const LinkLevel& outer = levels_[static_cast<std::size_t>(s.slowestLevel)];
     const double hop = outer.latency;
-    double t = 0;
+    CommShape out;
     switch (kind) {
     case CollectiveKind::SendRecv:
-        t = bandwidthTime(s, kind, bytes) + hop;
+        out = CommShape{hop, levelSeconds(s, kind, bytes)};
         break;
     case CollectiveKind::AllToAll:
     case CollectiveKind::AllGather:
     case CollectiveKind::ReduceScatter:
-        t = bandwidthTime(s, kind, double(n - 1) / n * bytes) + double(n - 1) * hop;
+        out = CommShape{double(n - 1) * hop, levelSeconds(s, kind, double(n - 1) / n * bytes)};
         break;
     case CollectiveKind::AllReduce: {
-        const double ring = bandwidthTime(s, kind, 2.0 * (n - 1) / n * bytes) + 2.0 * (n - 1) * hop;
-        const double tree = bandwidthTime(s, kind, 2.0 * bytes) + treeLatency(s);
-        t = std::min(ring, tree);
+        // The faster of ring and tree, as NCCL's tuner picks.
+        const CommShape ring{2.0 * (n - 1) * hop, levelSeconds(s, kind, 2.0 * (n - 1) / n * bytes)};
+        const CommShape tree{treeLatency(s), levelSeconds(s, kind, 2.0 * bytes)};
+        out = tree.seconds() < ring.seconds() ? tree : ring;
         break;
     }
     }
-    return outer.baseLatency + t;
+    out.latency += outer.baseLatency;
+    return out;
 }
 
 std::vector<double> CommModel::bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const {

@@ -36,6 +36,22 @@ std::string_view collectiveName(CollectiveKind k);
 /// Badge text: "AR", "AG", "RS", "A2A", "SR".
 std::string_view collectiveBadge(CollectiveKind k);
 
+/// What a collective's time is made of, as the simulator shares links between concurrent
+/// collectives: `latency` seconds that no other transfer slows (set-up and ring steps), and per link
+/// level the seconds its bytes take there at the level's achieved bandwidth. Alone, a collective
+/// takes latency + the largest of levelSeconds (the levels move their shares at once).
+/// Example: the 1 GB all-reduce over 2 DGX A100 nodes of the header: levelSeconds 7.06 ms (NVLink)
+/// and 9.77 ms (HDR), latency 30 x 2.32 us + 15.26 us: 9.85 ms.
+struct CommShape {
+    double latency = 0;
+    std::vector<double> levelSeconds; ///< per level, innermost first
+
+    /// Seconds alone: latency + the largest level's.
+    double seconds() const;
+    /// The same collective scaled to `fraction` of its bytes and latencies (a share of a bucket).
+    CommShape scaled(double fraction) const;
+};
+
 /// How a group of devices spreads over the link levels.
 struct GroupSpan {
     int size = 1;                   ///< devices in the group
@@ -70,20 +86,28 @@ public:
     /// share of a whole bucket's collective, bytes / bucket x time(bucket), so a bucket of small
     /// tensors pays the latencies once; a larger one (or `bucket` 0) costs time(bytes).
     double coalescedTime(CollectiveKind kind, AxisSet axes, double bytes, double bucket) const;
+    /// The latency and per-level seconds of coalescedTime(kind, axes, bytes, bucket), in its slowest
+    /// group: shape(...).seconds() == coalescedTime(...).
+    CommShape shape(CollectiveKind kind, AxisSet axes, double bytes, double bucket) const;
     /// Bytes each device sends for the collective (the traffic it adds to links).
     double bytesSent(CollectiveKind kind, AxisSet axes, double bytes) const;
     /// Bytes each device sends on each link level for the collective (in its slowest group): a ring
     /// over a group with k of its devices inside each node sends 1/k of its bytes across nodes.
     /// Sums to bytesSent().
     std::vector<double> bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const;
+    /// Number of link levels.
+    std::size_t levelCount() const { return levels_.size(); }
+    /// The outermost link level the groups along `axes` span (0 for a single device).
+    std::size_t slowestLevel(AxisSet axes) const { return std::size_t(spans_[axes].front().slowestLevel); }
     /// The distinct spans of the groups along `axes` (one on a mesh that nests into the levels).
     const std::vector<GroupSpan>& spans(AxisSet axes) const { return spans_[axes]; }
 
 private:
-    double spanTime(const GroupSpan& s, CollectiveKind kind, double bytes) const;
+    double spanTime(const GroupSpan& s, CollectiveKind kind, double bytes) const { return spanShape(s, kind, bytes).seconds(); }
+    CommShape spanShape(const GroupSpan& s, CollectiveKind kind, double bytes) const;
     double treeLatency(const GroupSpan& s) const;
     std::vector<double> levelShares(const GroupSpan& s, CollectiveKind kind) const;
-    double bandwidthTime(const GroupSpan& s, CollectiveKind kind, double sent) const;
+    std::vector<double> levelSeconds(const GroupSpan& s, CollectiveKind kind, double sent) const;
     const GroupSpan& slowest(CollectiveKind kind, AxisSet axes, double bytes) const;
 
     std::vector<LinkLevel> levels_;  ///< the cluster's link levels, innermost first

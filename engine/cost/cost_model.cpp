@@ -1,5 +1,6 @@
 #include "engine/cost/cost_model.h"
 
+#include "engine/cost/comm_streams.h"
 #include "engine/sharding/resharding.h"
 
 #include <algorithm>
@@ -204,7 +205,14 @@ void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, Op
                                               CommPurpose::ParameterGather, op.inputs[k]));
         cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, m, Phase::Backward,
                                               CommPurpose::ParameterGather, op.inputs[k]));
+        // Its gathered weight while it runs; with overlap, room beside it for the gathers prefetched
+        // meanwhile (FSDP2 holds the next module unsharded while this one computes; the step program
+        // prefetches into this room, gather_prefetch.h).
         cost.transient += bytes;
+        if (settings_.overlap) {
+            cost.transient += bytes;
+            cost.prefetchRoom += bytes;
+        }
     }
     const double updated = elements / (stage >= 1 ? nz : 1);
     cost.optimizer += std::max(updated * optimizerTrafficBytes(settings_.optimizer) / cluster_->device.achievedMemoryBandwidth(),
@@ -282,7 +290,9 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
     cost.forward = m * compute.forward;
     cost.backward = m * compute.backward;
     cost.recompute = m * compute.recompute;
-    cost.transient += compute.outputBytes;
+    // Inside the fused attention kernel the scores and probabilities stay on chip: no buffer.
+    if (!(fusedAttention(o) && insideCore_[o.index()]))
+        cost.transient += compute.outputBytes;
 
     // Statistics of split local-reduction factors (softmax, norms, loss).
     AxisSet local = 0;
@@ -344,22 +354,45 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
 void CostModel::hideBehindCompute(OpCost& cost) const {
     if (!settings_.overlap)
         return;
-    // Compute seconds of one micro-batch the background collectives can run behind, used up in order:
-    // they share the one communication stream.
+    // The background streams' collectives (comm_streams.h) hide behind one micro-batch of the op's
+    // own compute: the forward for parameter gathers (ZeRO-3's every micro-batch, ZeRO-1 and 2's in the
+    // first one), the backward (with its recomputation) for ZeRO-3's gathers there and every gradient
+    // reduction. The collectives of one window that use the same link level share it; compute runs
+    // 1 + slowdown times slower beside them, so a window of w seconds of work holds w (1 + slowdown)
+    // seconds of communication and costs slowdown / (1 + slowdown) of what it hides in extra compute.
     const double m = settings_.microbatches;
-    double forward = cost.forward / m;
-    double backward = (cost.backward + cost.recompute) / m;
-    for (CollectiveCost& c : cost.collectives) {
-        double* window = nullptr;
-        if (c.purpose == CommPurpose::GradientSync)
-            window = &backward;
-        else if (c.purpose == CommPurpose::ParameterGather && c.phase != Phase::Step)
-            window = c.phase == Phase::Forward ? &forward : &backward;
-        if (!window)
-            continue;
-        c.hidden = std::min(c.time, *window);
-        *window -= c.hidden;
-    }
+    const double slow = cluster_->device.overlapSlowdown;
+    const std::size_t levels = comm_.levelCount();
+    struct Window {
+        double work = 0;
+        std::vector<double> everyMicrobatch, once; ///< per level: seconds hidden
+    };
+    Window forward{cost.forward / m, std::vector<double>(levels, 0.0), std::vector<double>(levels, 0.0)};
+    Window backward{(cost.backward + cost.recompute) / m, std::vector<double>(levels, 0.0),
+                    std::vector<double>(levels, 0.0)};
+    // Collectives that run every micro-batch claim the windows first, then those that run once.
+    for (const bool perMicrobatch : {true, false})
+        for (CollectiveCost& c : cost.collectives) {
+            const Stream stream = streamOf(c);
+            if (!isBackground(stream) || (c.count > 1) != perMicrobatch)
+                continue;
+            Window& w = stream == Stream::Gather && c.phase != Phase::Backward ? forward : backward;
+            const std::size_t level = comm_.slowestLevel(c.axes);
+            const double used = w.everyMicrobatch[level] + w.once[level];
+            c.hidden = std::clamp(w.work * (1 + slow) - used, 0.0, c.time);
+            (perMicrobatch ? w.everyMicrobatch : w.once)[level] += c.hidden;
+        }
+    // The extra compute: while any collective runs beside it (levels run at once: the busiest one).
+    auto extra = [&](const Window& w) {
+        double every = 0, all = 0;
+        for (std::size_t l = 0; l < levels; ++l) {
+            every = std::max(every, w.everyMicrobatch[l]);
+            all = std::max(all, w.everyMicrobatch[l] + w.once[l]);
+        }
+        return slow / (1 + slow) * ((m - 1) * every + all);
+    };
+    cost.forwardSlowdown = extra(forward);
+    cost.backwardSlowdown = extra(backward);
 }
 
 CostModel::ProducerEnd CostModel::producerEnd(const Edge& e, const OpStrategy& from) const {
@@ -420,16 +453,23 @@ ReshardTime CostModel::reshardTime(const TensorSharding& from, const TensorShard
 CostModel::EdgeTimes CostModel::edgeParts(const Edge& e, const ReshardTime& forward, double gradient,
                                           const OverlapWindows& windows) const {
     const double m = settings_.microbatches;
-    const double forwardWindow = m * windows.forward, backwardWindow = m * windows.backward;
+    // A GEMM of w seconds beside a collective takes w (1 + slowdown) (hideBehindCompute()): it holds
+    // that much communication and costs slowdown / (1 + slowdown) of what it hides.
+    const double slow = cluster_->device.overlapSlowdown;
+    const double stretch = 1 + slow;
+    const double forwardWindow = m * windows.forward * stretch, backwardWindow = m * windows.backward * stretch;
+    auto behind = [slow, stretch](double comm, double window) {
+        const double hidden = std::min(comm, window);
+        return comm - hidden + hidden * slow / stretch;
+    };
     if (!keepsProducerSharding(e))
-        return EdgeTimes{std::max(0.0, forward.seconds - forwardWindow), std::max(0.0, gradient - backwardWindow)};
+        return EdgeTimes{behind(forward.seconds, forwardWindow), behind(gradient, backwardWindow)};
     // Of the backward part's 2g, one g is the forward pass's gathers (moved so that recomputation
     // only changes forwardPasses()): it hides behind what the forward window leaves; the other (the
     // re-gather, or the recomputation's) with the gradient behind the backward window.
     const double g = forward.gathers, rest = forward.seconds - g;
     const double forwardLeft = std::max(0.0, forwardWindow - rest);
-    return EdgeTimes{std::max(0.0, rest - forwardWindow),
-                     std::max(0.0, g - forwardLeft) + std::max(0.0, gradient + g - backwardWindow)};
+    return EdgeTimes{behind(rest, forwardWindow), behind(g, forwardLeft) + behind(gradient + g, backwardWindow)};
 }
 
 CostModel::EdgeTimes CostModel::edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {

@@ -66,22 +66,32 @@ struct OpCost {
     double forward = 0;     ///< compute seconds
     double backward = 0;
     double recompute = 0;   ///< forward recomputed during the backward
+    /// The seconds the forward and the backward compute lose to communication running beside them
+    /// (DeviceSpec::overlapSlowdown), on top of forward and backward: the simulator runs the kernels'
+    /// own seconds and slows them itself.
+    double forwardSlowdown = 0;
+    double backwardSlowdown = 0;
     double optimizer = 0;   ///< update of the parameters this op owns
     std::vector<CollectiveCost> collectives;
     MemoryTerms memory;
     double transient = 0;   ///< largest temporary buffer while the op runs
+    /// Of transient, the room kept for parameter gathers prefetched while the op runs (ZeRO-3 with
+    /// overlap: as much as its own gathered weight).
+    double prefetchRoom = 0;
     /// Of memory.activations, the share of one repeated block's recompute working set (full
     /// recomputation): live once per device however many micro-batches a pipeline stage holds.
     double activationWorkspace = 0;
 
-    /// Compute seconds (forward, backward, recompute).
+    /// Compute seconds (forward, backward, recompute), as fast as without communication beside them.
     double computeTime() const { return forward + backward + recompute; }
+    /// Compute seconds lost to communication beside it.
+    double slowdownTime() const { return forwardSlowdown + backwardSlowdown; }
     /// Communication seconds of the op's own collectives.
     double commTime() const;
     /// Of commTime(), the seconds not hidden behind compute.
     double exposedCommTime() const;
     /// Every second the op adds to the step.
-    double totalTime() const { return computeTime() + exposedCommTime() + optimizer; }
+    double totalTime() const { return computeTime() + slowdownTime() + exposedCommTime() + optimizer; }
 };
 
 /// Cost of one edge (resharding between producer and consumer), per step.

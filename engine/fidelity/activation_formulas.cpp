@@ -2,7 +2,7 @@
 
 #include "engine/cluster/cluster_presets.h"
 #include "engine/cost/cost_model.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
 

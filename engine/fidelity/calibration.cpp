@@ -24,7 +24,10 @@ std::vector<Knob> knobs(const Cluster& c) {
                         {"device.attention_efficiency",
                          [](Cluster& x) -> double& { return x.device.attentionEfficiency; }, 1.0},
                         {"device.memory_efficiency",
-                         [](Cluster& x) -> double& { return x.device.memoryEfficiency; }, 1.0}};
+                         [](Cluster& x) -> double& { return x.device.memoryEfficiency; }, 1.0},
+                        // Its own group ("overlap"): the efficiencies fit without it.
+                        {"device.overlap_slowdown",
+                         [](Cluster& x) -> double& { return x.device.overlapSlowdown; }, 4.0}};
     // A link's achieved fraction stays at most its specification: collectives measured faster than
     // that hide communication the model does not price, which is not the link's doing.
     for (std::size_t i = 0; i < c.levels.size(); ++i) {
@@ -42,10 +45,10 @@ std::vector<Knob> selected(const Cluster& c, const std::vector<std::string>& fit
     if (fit.empty())
         return all;
     for (const std::string& name : fit) {
-        const bool known = name == "device" || name == "links" ||
+        const bool known = name == "device" || name == "links" || name == "overlap" ||
                            std::any_of(all.begin(), all.end(), [&](const Knob& k) { return k.name == name; });
         if (!known) {
-            std::string names = "device, links";
+            std::string names = "device, links, overlap";
             for (const Knob& k : all)
                 names += ", " + k.name;
             throw InputError("calibrate: '" + name + "' is not a parameter (" + names + ")");
@@ -53,9 +56,10 @@ std::vector<Knob> selected(const Cluster& c, const std::vector<std::string>& fit
     }
     std::vector<Knob> out;
     for (Knob& k : all) {
-        const bool device = k.name.rfind("device.", 0) == 0;
-        if (std::find(fit.begin(), fit.end(), k.name) != fit.end() ||
-            std::find(fit.begin(), fit.end(), device ? "device" : "links") != fit.end())
+        const char* group = k.name == "device.overlap_slowdown" ? "overlap"
+                            : k.name.rfind("device.", 0) == 0  ? "device"
+                                                               : "links";
+        if (std::find(fit.begin(), fit.end(), k.name) != fit.end() || std::find(fit.begin(), fit.end(), group) != fit.end())
             out.push_back(std::move(k));
     }
     return out;

@@ -2,7 +2,8 @@
 
 #include "engine/cluster/cluster_presets.h"
 #include "engine/cost/cost_model.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
+#include "engine/sim/simulator.h"
 #include "engine/io/cluster_file.h"
 #include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
@@ -107,7 +108,12 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
             const Plan plan = baselinePlan(*g, mesh, run.strategy, settings);
             const CostModel model(g, shared, mesh, plan.settings);
             const auto e = evaluate(model, plan);
-            best = RunPrediction{e->stepTime, e->stepTime, e->peakMemory, cluster.device.memoryBytes, e->feasible, m};
+            // The run's step as the plan's figure: simulated (docs/DESIGN.md, Overlap).
+            SimOptions options;
+            options.overlap = plan.settings.overlap;
+            options.timelines = false;
+            const double step = simulate(model, plan, options)->stepTime;
+            best = RunPrediction{step, step, e->peakMemory, cluster.device.memoryBytes, e->feasible, m};
             if (e->feasible)
                 break;
         }

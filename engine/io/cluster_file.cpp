@@ -12,14 +12,20 @@ using nlohmann::json;
 static Cluster parseClusterJsonUnguarded(const std::string& text, const std::string& source) {
     const JsonFields in(source);
     const json doc = in.parse(text);
-    in.checkHeader(doc, "shardscope-cluster");
+    // Version 2 adds the device's overlap_slowdown.
+    const long long version = in.checkHeader(doc, "shardscope-cluster", 2);
     in.checkKnown(doc, "", {"format", "version", "name", "device", "levels"});
     Cluster c;
     c.name = in.string(doc, "", "name");
     const json& d = in.object(doc, "", "device");
-    in.checkKnown(d, "device",
-                  {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "memory_efficiency", "efficiency",
-                   "attention_efficiency", "launch_floor_s"});
+    if (version >= 2)
+        in.checkKnown(d, "device",
+                      {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "memory_efficiency", "efficiency",
+                       "attention_efficiency", "launch_floor_s", "overlap_slowdown"});
+    else
+        in.checkKnown(d, "device",
+                      {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "memory_efficiency", "efficiency",
+                       "attention_efficiency", "launch_floor_s"});
     c.device.name = in.string(d, "device", "name");
     const json& peaks = in.object(d, "device", "peak_flops");
     for (auto it = peaks.begin(); it != peaks.end(); ++it) {
@@ -38,6 +44,8 @@ static Cluster parseClusterJsonUnguarded(const std::string& text, const std::str
         c.device.attentionEfficiency = in.number(d, "device", "attention_efficiency");
     if (d.contains("launch_floor_s"))
         c.device.launchFloor = in.number(d, "device", "launch_floor_s");
+    if (d.contains("overlap_slowdown"))
+        c.device.overlapSlowdown = in.number(d, "device", "overlap_slowdown");
     const json& levels = in.array(doc, "", "levels");
     for (std::size_t i = 0; i < levels.size(); ++i) {
         const std::string path = "levels[" + std::to_string(i) + "]";
@@ -80,7 +88,7 @@ std::string clusterToJson(const Cluster& c) {
                           {"efficiency", l.efficiency},
                           {"base_latency_s", l.baseLatency}});
     json doc{{"format", "shardscope-cluster"},
-             {"version", 1},
+             {"version", 2},
              {"name", c.name},
              {"device",
               {{"name", c.device.name},
@@ -90,7 +98,8 @@ std::string clusterToJson(const Cluster& c) {
                {"memory_efficiency", c.device.memoryEfficiency},
                {"efficiency", c.device.efficiency},
                {"attention_efficiency", c.device.attentionEfficiency},
-               {"launch_floor_s", c.device.launchFloor}}},
+               {"launch_floor_s", c.device.launchFloor},
+               {"overlap_slowdown", c.device.overlapSlowdown}}},
              {"levels", levels}};
     return doc.dump(2) + "\n";
 }

@@ -4,7 +4,7 @@ namespace shardscope {
 
 using nlohmann::json;
 
-json evaluationToJson(const Evaluation& e, const Graph& graph) {
+json evaluationToJson(const Evaluation& e, const Graph& graph, std::optional<double> simulatedStep) {
     json mesh = json::object();
     for (const MeshAxis& a : e.mesh.axes)
         mesh[a.name] = a.size;
@@ -37,8 +37,11 @@ json evaluationToJson(const Evaluation& e, const Graph& graph) {
              {"mesh", mesh},
              {"params_total", e.paramsTotal},
              {"flops_per_step", e.flopsPerStep},
-             {"step_time_s", e.stepTime},
+             {"step_time_s", simulatedStep ? *simulatedStep : e.stepTime},
+             {"simulated_step_time_s", simulatedStep ? json(*simulatedStep) : json(nullptr)},
+             {"analytic_step_time_s", e.stepTime},
              {"compute_time_s", e.computeTime},
+             {"slowdown_time_s", e.slowdownTime},
              {"comm_time_s", e.commTime},
              {"exposed_comm_time_s", e.exposedCommTime},
              {"optimizer_time_s", e.optimizerTime},

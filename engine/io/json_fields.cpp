@@ -28,15 +28,17 @@ nlohmann::json JsonFields::parse(const std::string& text) const {
     }
 }
 
-void JsonFields::checkHeader(const nlohmann::json& doc, const std::string& format) const {
+long long JsonFields::checkHeader(const nlohmann::json& doc, const std::string& format, long long latest) const {
     if (!doc.is_object())
         fail("", "the document must be a JSON object");
     const std::string f = string(doc, "", "format");
     if (f != format)
         fail("format", "expected '" + format + "', got '" + f + "'");
     const long long v = integer(doc, "", "version");
-    if (v != 1)
-        fail("version", "unsupported version " + std::to_string(v) + " (this build reads version 1)");
+    if (v < 1 || v > latest)
+        fail("version", "unsupported version " + std::to_string(v) + " (this build reads version" +
+                            (latest == 1 ? std::string(" 1)") : "s 1 to " + std::to_string(latest) + ")"));
+    return v;
 }
 
 void JsonFields::checkKnown(const nlohmann::json& obj, const std::string& path,

@@ -19,8 +19,8 @@ public:
 
     /// Parses `text`; throws InputError "FILE: malformed JSON at line L: ...".
     nlohmann::json parse(const std::string& text) const;
-    /// Checks `format` and `version` (must be 1) of a top-level object.
-    void checkHeader(const nlohmann::json& doc, const std::string& format) const;
+    /// Checks `format` and `version` (1 to `latest`) of a top-level object; returns the version.
+    long long checkHeader(const nlohmann::json& doc, const std::string& format, long long latest = 1) const;
     /// Rejects any field of `obj` (at `path`) not in `allowed`, naming it.
     void checkKnown(const nlohmann::json& obj, const std::string& path, std::initializer_list<const char*> allowed) const;
     /// The object at `obj[key]`; throws when missing or not an object.

@@ -275,7 +275,7 @@ json planDocument(const Plan& plan, const Graph& graph, const Evaluation* evalua
     if (!plan.origin.empty())
         doc["why"] = plan.origin;
     if (evaluation)
-        doc["cost"] = {{"step_time_s", evaluation->stepTime},
+        doc["cost"] = {{"analytic_step_time_s", evaluation->stepTime},
                        {"peak_memory_bytes", evaluation->peakMemory},
                        {"feasible", evaluation->feasible}};
     return doc;

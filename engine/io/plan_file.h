@@ -1,7 +1,7 @@
 #pragma once
 // The plan format (`*.plan.json`, docs/DESIGN.md, Files): mesh, settings, per-op strategy, locks, cost summary.
 
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/plans/plan.h"
 
 #include <nlohmann/json.hpp>

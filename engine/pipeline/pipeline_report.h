@@ -17,6 +17,7 @@ struct StageReport {
     int ops = 0;
     double forward = 0;          ///< seconds per micro-batch of forward compute
     double backward = 0;         ///< seconds per micro-batch of backward compute, recomputation included
+    double slowdown = 0;         ///< seconds per micro-batch the compute loses to communication beside it
     double comm = 0;             ///< seconds per micro-batch of exposed communication inside the stage
     double transfer = 0;         ///< seconds per micro-batch sending activations on and gradients back
     double forwardPass = 0;      ///< of perMicrobatch(), the forward pass's: compute, communication, sends
@@ -30,7 +31,7 @@ struct StageReport {
     bool feasible = true;
 
     /// Seconds of one micro-batch through the stage (every chunk of it), forward and backward.
-    double perMicrobatch() const { return forward + backward + comm + transfer; }
+    double perMicrobatch() const { return forward + backward + slowdown + comm + transfer; }
 };
 
 /// The whole pipeline.

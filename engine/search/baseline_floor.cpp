@@ -76,8 +76,11 @@ void MeshSearch::floor() {
                     bounds.emplace_back(s, score.stepTime);
                     if (score.feasible)
                         recordFit(score.stepTime);
+                    const CandidatePlan candidate{plan, score, c.graph, SearchAlgorithm::Auto, spec};
+                    if (!bestBaseline_ || preferred(score, bestBaseline_->score))
+                        bestBaseline_ = candidate;
                     if (!best_ || preferred(score, best_->score))
-                        best_ = CandidatePlan{plan, score, c.graph, SearchAlgorithm::Auto, spec};
+                        best_ = candidate;
                     plan.pipeline = c.layout;
                 }
             }

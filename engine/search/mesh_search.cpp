@@ -2,9 +2,9 @@
 
 #include "engine/cluster/cluster.h"
 #include "engine/cost/cost_model.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/pipeline/pipeline_layout.h"
-#include "engine/pipeline/stage_cuts.h"
+#include "engine/search/stage_cuts.h"
 #include "engine/search/local_search.h"
 #include "engine/util/error.h"
 
@@ -234,7 +234,10 @@ MeshSearch::Scored MeshSearch::scoreOf(const Combo& c, const std::vector<int>& c
     if (c.layout.active())
         return scoreCut(c, planOf(c, choice, c.layout));
     const SearchProblem& p = *c.problem;
-    Scored out{Score{}, c.layout, p.stepTime(choice)};
+    // With overlap the streams compose across ops: the evaluation's step, not the tables' sum.
+    const double time = c.settings.overlap ? scorePlan(*c.model, planOf(c, choice, c.layout), c.graph->folded()).stepTime
+                                           : p.stepTime(choice);
+    Scored out{Score{}, c.layout, time};
     out.score.stepTime = out.fastest;
     out.score.peakMemory = p.peakMemory(choice);
     out.score.feasible = out.score.peakMemory <= capacity_;

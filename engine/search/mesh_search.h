@@ -93,6 +93,9 @@ public:
 
     /// The best plan found, if any.
     const std::optional<CandidatePlan>& best() const { return best_; }
+    /// The best named baseline of the floor pass, if any (the search simulates it among its finalists,
+    /// so that the answer is never slower, simulated, than the best baseline).
+    const std::optional<CandidatePlan>& bestBaseline() const { return bestBaseline_; }
     /// What happened: notes, states explored, combinations solved and pruned.
     const std::vector<std::string>& notes() const { return notes_; }
     /// Search states the solvers explored.
@@ -182,6 +185,7 @@ private:
     std::shared_ptr<const EdgeParts> edgeParts_;                 ///< of the micro-batch count explored
     int edgePartsOf_ = 0;                                        ///< that count
     std::optional<CandidatePlan> best_;
+    std::optional<CandidatePlan> bestBaseline_;
     double ownBestFeasible_ = std::numeric_limits<double>::infinity();
     int memoryBounded_ = 0;   ///< combinations ruled out by their op tables' memory-weighted bound
     std::vector<std::string> notes_;

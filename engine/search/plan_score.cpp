@@ -1,6 +1,6 @@
 #include "engine/search/plan_score.h"
 
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 
 #include <algorithm>
 
@@ -13,8 +13,9 @@ bool preferred(const Score& a, const Score& b) {
 }
 
 Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded) {
-    if (plan.pipeline.active()) {
-        // Stages compose by the schedule, not by sums: the evaluation itself.
+    if (plan.pipeline.active() || model.settings().overlap) {
+        // Stages compose by the schedule and streams run beside each other across ops, not by sums:
+        // the evaluation itself.
         const auto e = evaluate(model, plan, folded, EvaluationDetail::Score);
         return Score{e->stepTime, e->peakMemory, e->feasible};
     }

@@ -21,8 +21,8 @@ struct Score {
 /// neither fits and `a` needs less memory (it is closer to fitting).
 bool preferred(const Score& a, const Score& b);
 
-/// Step time and peak memory of `plan` under `model`, equal to evaluate()'s (a pipelined plan is
-/// evaluated in full). With `folded`, the plan
+/// Step time and peak memory of `plan` under `model`, equal to evaluate()'s (a pipelined plan, and any
+/// plan with overlap, is evaluated in full: its step is composed, not summed). With `folded`, the plan
 /// must give every op of blocks 3..L the strategy of its twin in block 2 (baselinePlan with sameAs does):
 /// those blocks then cost what block 2 costs, and only blocks 1-2 and the ops around them are priced.
 Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded);

@@ -2,6 +2,7 @@
 
 #include "engine/cost/cost_model.h"
 #include "engine/plans/baselines.h"
+#include "engine/search/finalists.h"
 #include "engine/search/fit_advice.h"
 #include "engine/search/mesh_equivalence.h"
 #include "engine/search/mesh_search.h"
@@ -310,8 +311,26 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
             best = i;
     }
     CandidatePlan chosen;
+    std::shared_ptr<const SimResult> simulated;
     if (best) {
-        chosen = *searches[*best]->best();
+        // The finalists (each searched mesh's best) by their simulated step.
+        std::vector<const CandidatePlan*> finalists;
+        const CandidatePlan* baseline = nullptr; // the best named baseline over every mesh
+        for (std::size_t i = 0; i < meshes.size(); ++i)
+            if (errors[i].empty() && !sameAs[i] && searches[i]->best()) {
+                finalists.push_back(&*searches[i]->best());
+                const auto& b = searches[i]->bestBaseline();
+                if (b && (!baseline || preferred(b->score, baseline->score)))
+                    baseline = &*b;
+            }
+        const auto started = Clock::now();
+        const auto fastest = fastestSimulated(finalists, baseline, r.cluster, r.stop);
+        rep.simulationSeconds = std::chrono::duration<double>(Clock::now() - started).count();
+        chosen = fastest ? *fastest->plan : *searches[*best]->best();
+        if (fastest) {
+            simulated = fastest->simulation;
+            rep.finalistsSimulated = fastest->simulated;
+        }
     } else if (r.stop.stop_requested()) {
         // Stopped before any mesh had a plan: the data-parallel baseline on the first mesh.
         chosen.plan = baselinePlan(*r.graph, meshes.front(), "dp", r.settings);
@@ -357,6 +376,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     const auto evaluated = Clock::now();
     result->model = std::make_shared<const CostModel>(result->graph, r.cluster, result->plan.mesh, result->plan.settings);
     result->evaluation = evaluate(*result->model, result->plan);
+    result->simulation = std::move(simulated);
     rep.evaluationSeconds = std::chrono::duration<double>(Clock::now() - evaluated).count();
     if (!result->evaluation->feasible && !rep.cancelled)
         rep.fitAdvice = fitAdvice(r, open, graphs);

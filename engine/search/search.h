@@ -2,11 +2,12 @@
 // The search entry point: graph, cluster, a fixed mesh or "choose the mesh", step settings (each
 // fixed or open), locks, progress callback and stop token in; plan, its evaluation and a report out.
 
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/plans/plan.h"
 #include "engine/search/graph_family.h"
 #include "engine/search/settings_space.h"
 #include "engine/search/solver.h"
+#include "engine/sim/simulator.h"
 
 #include <functional>
 #include <memory>
@@ -59,6 +60,8 @@ struct SearchReport {
     SearchAlgorithm solver = SearchAlgorithm::Auto;  ///< the algorithm that produced the plan
     std::optional<std::string> baseline;             ///< set when a named baseline was the best plan
     double searchSeconds = 0;          ///< engine wall time to choose the plan (tables, solves, meshes)
+    double simulationSeconds = 0;      ///< of searchSeconds, simulating the finalists (finalists.h)
+    int finalistsSimulated = 0;        ///< how many finalists were simulated
     double evaluationSeconds = 0;      ///< then the full per-op evaluation of the chosen plan
     double statesExplored = 0;
     int combinationsSolved = 0;        ///< (mesh, settings) combinations solved, memory sweeps included
@@ -85,7 +88,13 @@ struct SearchResult {
     std::shared_ptr<const Graph> graph;  ///< the graph the plan is for (its micro-batch count's)
     std::shared_ptr<const CostModel> model;       ///< the plan's cost model (its graph, mesh and settings)
     std::shared_ptr<const Evaluation> evaluation; ///< evaluate(*model, plan)
+    /// The plan's simulated step (without timelines): the step time the search answers with. Null
+    /// when the search was stopped before it simulated.
+    std::shared_ptr<const SimResult> simulation;
     SearchReport report;
+
+    /// The plan's step time: simulated, or the analytic one when it was not simulated.
+    double stepTime() const { return simulation ? simulation->stepTime : evaluation->stepTime; }
 };
 
 /// Runs the search: the fastest plan that fits over the candidate meshes, the open settings and the

@@ -2,9 +2,11 @@
 
 #include "engine/pipeline/pipeline_cost.h"
 #include "engine/pipeline/schedule_order.h"
+#include "engine/cost/gather_prefetch.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace shardscope {
@@ -15,7 +17,7 @@ namespace {
 enum class Wait {
     Blocking,   ///< the next compute task (resharding, statistics, halo)
     Background, ///< only the optimizer (gradient synchronisation with overlap on)
-    Prefetch,   ///< the compute of the op it gathers parameters for
+    Prefetch,   ///< the compute of the op it gathers parameters for (gathers_)
     WithNext,   ///< runs beside the next compute (a linear layer's GEMM); the compute after waits
     WithLast,   ///< runs beside the last compute (the GEMM that produces it); the next compute waits
 };
@@ -28,12 +30,21 @@ bool isGather(const CollectiveCost& c, Phase phase) {
     return c.purpose == CommPurpose::ParameterGather && c.phase == phase;
 }
 
+/// A communication task on `stream`.
+SimTask commOn(Stream stream) {
+    SimTask t;
+    t.stream = stream;
+    t.event.stream = stream;
+    t.event.collective = true;
+    return t;
+}
+
 /// Builds the program task by task, tracking what the next compute task must wait for.
 class ProgramBuilder {
 public:
     ProgramBuilder(const CostModel& model, const Plan& plan, const SimOptions& options)
         : model_(model), g_(model.graph()), plan_(plan), options_(options), m_(model.settings().microbatches),
-          costs_(g_.ops().size()), incoming_(g_.ops().size()) {
+          costs_(g_.ops().size()), incoming_(g_.ops().size()), stepWaits_(g_.ops().size()) {
         for (OpId o : g_.topoOrder())
             costs_[o.index()] = model.opCost(o, plan.ops[o.index()].strategy);
         for (const Edge& e : model.edges()) {
@@ -105,10 +116,6 @@ private:
                     backwardPass(reversed, u.microbatch);
                 }
                 send(u);
-                // With overlap, a chunk's gradients sync behind the rest of the schedule; without,
-                // after it (finishStep), as Megatron-LM's finalize_model_grads.
-                if (!u.forward && u.microbatch + 1 == m_ && options_.overlap)
-                    flushBucket(u.microbatch);
             }
             finishStep();
         }
@@ -131,12 +138,11 @@ private:
             if (!concerns(t, u, true))
                 continue;
             const auto& list = u.forward ? t.forward : t.backward;
-            SimTask r;
-            r.event.stream = Stream::Comm;
+            SimTask r = commOn(Stream::Pipeline);
             r.event.op = u.forward ? t.to : t.from;
-            r.event.name = g_.tensor(list.front().tensor).name + " received";
+            if (options_.timelines)
+                r.event.name = g_.tensor(list.front().tensor).name + " received";
             r.event.phase = u.forward ? Phase::Forward : Phase::Backward;
-            r.event.collective = true;
             r.event.microbatch = u.microbatch;
             if (list.size() > 1) {
                 r.event.kind = list[1].kind;
@@ -159,7 +165,8 @@ private:
                 continue;
             const CollectiveCost& c = (u.forward ? t.forward : t.backward).front();
             SimTask task = commTask(u.forward ? t.from : t.to, c, 1, u.microbatch);
-            task.event.name = g_.tensor(c.tensor).name + (u.forward ? " to chunk " + std::to_string(t.toChunk)
+            if (options_.timelines)
+                task.event.name = g_.tensor(c.tensor).name + (u.forward ? " to chunk " + std::to_string(t.toChunk)
                                                                    : " gradient to chunk " + std::to_string(t.fromChunk));
             sends_[TransferKey{i, u.forward, u.microbatch}] = addComm(std::move(task), Wait::Background);
         }
@@ -172,6 +179,7 @@ private:
         std::vector<CollectiveCost> bucket;
         double bucketBytes = 0;
         std::vector<std::pair<OpId, CollectiveCost>> stepGathers;
+        bool stepGathersIssued = false;
     };
 
     /// Continues building stage `s`'s program (its own streams and waits).
@@ -179,8 +187,9 @@ private:
         if (s == stage_)
             return;
         StageState& out = saved_[stage_];
-        out = StageState{lastCompute_, prevCompute_, std::move(blocking_), std::move(besideNext_),
-                         std::move(background_), std::move(bucket_), bucketBytes_, std::move(stepGathers_)};
+        out = StageState{lastCompute_,         prevCompute_,         std::move(blocking_),
+                         std::move(besideNext_), std::move(background_), std::move(bucket_),
+                         bucketBytes_,          std::move(stepGathers_), stepGathersIssued_};
         StageState& in = saved_[s];
         lastCompute_ = in.lastCompute;
         prevCompute_ = in.prevCompute;
@@ -190,6 +199,7 @@ private:
         bucket_ = std::move(in.bucket);
         bucketBytes_ = in.bucketBytes;
         stepGathers_ = std::move(in.stepGathers);
+        stepGathersIssued_ = in.stepGathersIssued;
         stage_ = s;
     }
 
@@ -204,7 +214,6 @@ private:
     }
 
     int addComm(SimTask t, Wait wait) {
-        t.stream = Stream::Comm;
         const int after = wait == Wait::WithLast ? prevCompute_ : lastCompute_;
         if (after >= 0)
             t.deps.push_back(after);
@@ -228,7 +237,8 @@ private:
     SimTask computeTask(OpId o, const char* suffix, Phase phase, double duration, int mb) const {
         SimTask t;
         t.event.op = o;
-        t.event.name = g_.op(o).name + suffix;
+        if (options_.timelines)
+            t.event.name = g_.op(o).name + suffix;
         t.event.phase = phase;
         t.event.duration = duration;
         t.event.microbatch = mb;
@@ -236,12 +246,11 @@ private:
     }
 
     SimTask commTask(OpId o, const CollectiveCost& c, int times, int mb) const {
-        SimTask t;
-        t.event.stream = Stream::Comm;
+        SimTask t = commOn(streamOf(c));
         t.event.op = o;
-        t.event.name = g_.op(o).name + " " + std::string(collectiveBadge(c.kind));
+        if (options_.timelines)
+            t.event.name = g_.op(o).name + " " + std::string(collectiveBadge(c.kind));
         t.event.phase = c.phase;
-        t.event.collective = true;
         t.event.kind = c.kind;
         t.event.axes = c.axes;
         t.event.bytes = c.bytes;
@@ -252,7 +261,7 @@ private:
 
     /// Issues the collectives of `list` (of op `o`) that `keep` selects; returns their task ids.
     template <typename Keep>
-    std::vector<int> issue(const std::vector<CollectiveCost>& list, OpId o, int mb, Wait wait, Keep keep) {
+    std::vector<int> issue_(const std::vector<CollectiveCost>& list, OpId o, int mb, Wait wait, Keep keep) {
         std::vector<int> ids;
         for (const CollectiveCost& cc : list)
             if (keep(cc))
@@ -286,96 +295,101 @@ private:
         return bytes;
     }
 
-    /// Before the compute of `pass[i]`, issues the parameter gathers of the next op that has any,
-    /// when every op running meanwhile leaves room for them in the workspace.
-    void prefetch(const std::vector<OpId>& pass, std::size_t i, Phase phase, int mb) {
-        if (!options_.overlap)
-            return;
-        const std::size_t j = nextGather_[i];
-        if (j == pass.size() || prefetched_[pass[j].index()])
-            return;
-        const double bytes = gatherBytes(pass[j], phase);
-        if (peakToNext_[i] + bytes > program_.workspace[std::size_t(stage_)])
-            return;
-        gathers_[pass[j].index()] = issue(costs_[pass[j].index()].collectives, pass[j], mb, Wait::Prefetch,
-                                          [phase](const CollectiveCost& cc) { return isGather(cc, phase); });
-        prefetched_[pass[j].index()] = true;
-    }
-
-    /// For each position of `pass`: the next op after it with parameter gathers (or the pass's end),
-    /// and the largest transient working set from it up to that op: prefetch() in constant time, so a
-    /// pass is linear in its length.
-    void indexGathers(const std::vector<OpId>& pass, Phase phase) {
-        const std::size_t n = pass.size();
-        nextGather_.assign(n, n);
-        peakToNext_.assign(n, 0.0);
-        for (std::size_t i = n; i-- > 0;) {
-            const double transient = costs_[pass[i].index()].transient;
-            if (i + 1 == n) {
-                peakToNext_[i] = transient;
-                continue;
-            }
-            const bool nextGathers = gatherBytes(pass[i + 1], phase) > 0;
-            nextGather_[i] = nextGathers ? i + 1 : nextGather_[i + 1];
-            peakToNext_[i] = nextGathers ? transient : std::max(transient, peakToNext_[i + 1]);
+    /// Starts a pass over `pass`: which gathers of `phase` run ahead of the compute (none with
+    /// overlap off: each blocks its op).
+    void startPass(const std::vector<OpId>& pass, Phase phase) {
+        if (gathers_.size() != g_.ops().size())
+            gathers_.resize(g_.ops().size());
+        for (OpId o : pass)
+            gathers_[o.index()].clear();
+        prefetch_.reset();
+        passBytes_.resize(pass.size());
+        passWorking_.resize(pass.size());
+        for (std::size_t i = 0; i < pass.size(); ++i) {
+            passBytes_[i] = gatherBytes(pass[i], phase);
+            passWorking_[i] = costs_[pass[i].index()].transient - costs_[pass[i].index()].prefetchRoom;
         }
+        prefetch_.emplace(passBytes_, passWorking_, options_.overlap ? program_.workspace[std::size_t(stage_)] : 0.0);
     }
 
-    /// The gathers of `o` not prefetched, issued now; returns the gather tasks its compute waits for.
-    std::vector<int> takeGathers(OpId o, Phase phase, int mb) {
+    /// Before the compute of `pass[i]`: its own gathers unless issued ahead (the compute waits for
+    /// them either way, takeGathers()), then the later ones the workspace holds.
+    void issueGathers(const std::vector<OpId>& pass, std::size_t i, Phase phase, int mb) {
+        const GatherPrefetch::Issue issue = prefetch_->at(i);
+        auto gatherOf = [&](std::size_t at) {
+            const OpId o = pass[at];
+            auto ids = issue_(costs_[o.index()].collectives, o, mb, Wait::Prefetch,
+                              [phase](const CollectiveCost& cc) { return isGather(cc, phase); });
+            gathers_[o.index()].insert(gathers_[o.index()].end(), ids.begin(), ids.end());
+        };
+        if (issue.own)
+            gatherOf(i);
+        for (std::size_t k = issue.first; k < issue.last; ++k)
+            gatherOf(prefetch_->gathers()[k]);
+    }
+
+    /// The gather tasks the compute of `o` waits for (its own, issued ahead or just now).
+    std::vector<int> takeGathers(OpId o) {
         std::vector<int> ids = std::move(gathers_[o.index()]);
         gathers_[o.index()].clear();
-        if (!prefetched_[o.index()])
-            issue(costs_[o.index()].collectives, o, mb, Wait::Blocking,
-                  [phase](const CollectiveCost& cc) { return isGather(cc, phase); });
         return ids;
     }
 
-    void startPass() {
-        prefetched_.assign(g_.ops().size(), false);
-        gathers_.assign(g_.ops().size(), {});
+    /// With overlap, at the start of the first micro-batch's forward through `pass`: ZeRO-1 and 2's
+    /// parameter gathers after the last step's optimizer, in the order the forward uses them, each op
+    /// waiting for its own (Megatron-Core's --overlap-param-gather).
+    void issueStepGathers(const std::vector<OpId>& pass, int mb) {
+        if (!options_.overlap || mb != 0)
+            return;
+        for (OpId o : pass) {
+            auto ids = issue_(costs_[o.index()].collectives, o, mb, Wait::Prefetch,
+                              [](const CollectiveCost& cc) { return isGather(cc, Phase::Step); });
+            stepWaits_[o.index()].insert(stepWaits_[o.index()].end(), ids.begin(), ids.end());
+        }
+        stepGathersIssued_ = true;
     }
 
     void forwardPass(const std::vector<OpId>& pass, int mb) {
-        startPass();
-        indexGathers(pass, Phase::Forward);
+        startPass(pass, Phase::Forward);
+        issueStepGathers(pass, mb);
         for (std::size_t i = 0; i < pass.size(); ++i) {
             const OpId o = pass[i];
             const OpCost& c = costs_[o.index()];
-            std::vector<int> waits = takeGathers(o, Phase::Forward, mb);
-            issue(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
+            issueGathers(pass, i, Phase::Forward, mb);
+            std::vector<int> waits = takeGathers(o);
+            waits.insert(waits.end(), stepWaits_[o.index()].begin(), stepWaits_[o.index()].end());
+            stepWaits_[o.index()].clear();
+            issue_(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
                 return cc.phase == Phase::Forward && cc.purpose != CommPurpose::Statistics &&
                        cc.purpose != CommPurpose::ParameterGather;
             });
             issueIncoming(o, mb, Phase::Forward, [](const CollectiveCost& cc) { return cc.phase == Phase::Forward; });
-            prefetch(pass, i, Phase::Forward, mb);
             SimTask fwd = computeTask(o, "", Phase::Forward, c.forward / m_, mb);
             // Pipelined, one block's recompute working set is held for the whole step instead.
             fwd.allocate = c.memory.activations - (plan_.pipeline.active() ? c.activationWorkspace : 0.0);
             fwd.deps = std::move(waits);
             addCompute(std::move(fwd));
-            issue(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
+            issue_(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
                 return cc.phase == Phase::Forward && cc.purpose == CommPurpose::Statistics;
             });
         }
     }
 
     void backwardPass(const std::vector<OpId>& pass, int mb) {
-        startPass();
-        indexGathers(pass, Phase::Backward);
+        startPass(pass, Phase::Backward);
         const bool last = mb + 1 == m_;
         const Wait sync = options_.overlap ? Wait::Background : Wait::Blocking;
         for (std::size_t i = 0; i < pass.size(); ++i) {
             const OpId o = pass[i];
             const OpCost& c = costs_[o.index()];
-            std::vector<int> waits = takeGathers(o, Phase::Backward, mb);
+            issueGathers(pass, i, Phase::Backward, mb);
+            std::vector<int> waits = takeGathers(o);
             if (c.recompute > 0) {
                 const int m = m_;
                 issueIncoming(o, mb, Phase::Forward, [m](const CollectiveCost& cc) {
                     return cc.phase == Phase::Forward && perMicrobatch(cc, m) == 2;
                 });
             }
-            prefetch(pass, i, Phase::Backward, mb);
             if (c.recompute > 0) {
                 SimTask re = computeTask(o, " (recompute)", Phase::Backward, c.recompute / m_, mb);
                 re.deps = std::move(waits);
@@ -386,19 +400,21 @@ private:
             bwd.release = c.memory.activations - (plan_.pipeline.active() ? c.activationWorkspace : 0.0);
             bwd.deps = std::move(waits);
             addCompute(std::move(bwd));
-            issue(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
+            issue_(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
                 return cc.phase == Phase::Backward && cc.purpose != CommPurpose::ParameterGather &&
                        cc.purpose != CommPurpose::GradientSync;
             });
-            issue(c.collectives, o, mb, sync, [](const CollectiveCost& cc) {
+            issue_(c.collectives, o, mb, sync, [](const CollectiveCost& cc) {
                 return cc.phase == Phase::Backward && cc.purpose == CommPurpose::GradientSync;
             });
             issueIncoming(o, mb, Phase::Backward, [](const CollectiveCost& cc) { return cc.phase == Phase::Backward; });
             if (last) {
+                // The last micro-batch's gradients are ready: with overlap, a bucket is reduced as soon
+                // as it fills, on the reduce stream, and a chunk's last bucket after its backward (each
+                // pipeline chunk in Megatron-LM has its own buckets); without, every bucket after the
+                // backward (finishStep(), as Megatron-LM's finalize_model_grads).
                 collectStepCollectives(o);
-                // Pipelined, gradients are synchronised once the chunk's gradient has gone to the stage
-                // before (buildPipelined), on their own NCCL streams in Megatron-LM: never ahead of a send.
-                if (!plan_.pipeline.active() && (bucketBytes_ >= model_.settings().bucketBytes || i + 1 == pass.size()))
+                if (options_.overlap && (bucketBytes_ >= model_.settings().bucketBytes || i + 1 == pass.size()))
                     flushBucket(mb);
             }
         }
@@ -422,11 +438,9 @@ private:
     void flushBucket(int mb) {
         if (bucket_.empty())
             return;
-        SimTask t;
-        t.event.stream = Stream::Comm;
+        SimTask t = commOn(Stream::Reduce);
         t.event.name = "gradient bucket";
         t.event.phase = Phase::Step;
-        t.event.collective = true;
         t.event.kind = bucket_.front().kind;
         t.event.microbatch = mb;
         for (const CollectiveCost& cc : bucket_) {
@@ -439,7 +453,8 @@ private:
         bucketBytes_ = 0;
     }
 
-    /// The optimizer after every gradient is synchronised, then ZeRO 1 and 2's parameter gathers.
+    /// The optimizer after every gradient is synchronised, then (overlap off) ZeRO 1 and 2's parameter
+    /// gathers; with overlap they ran during the first forward (issueStepGathers()).
     void finishStep() {
         flushBucket(m_ - 1);
         SimTask optimizer;
@@ -450,8 +465,9 @@ private:
             if (stageOf(o) == stage_)
                 optimizer.event.duration += costs_[o.index()].optimizer;
         addCompute(std::move(optimizer));
-        for (const auto& [o, cc] : stepGathers_)
-            addComm(commTask(o, cc, cc.count, m_ - 1), Wait::Blocking);
+        if (!stepGathersIssued_)
+            for (const auto& [o, cc] : stepGathers_)
+                addComm(commTask(o, cc, cc.count, m_ - 1), Wait::Blocking);
     }
 
     const CostModel& model_;
@@ -472,13 +488,14 @@ private:
     std::vector<int> blocking_;
     std::vector<int> besideNext_;  ///< WithNext tasks: the compute after the next one waits for them
     std::vector<int> background_;
-    std::vector<bool> prefetched_;
-    std::vector<std::size_t> nextGather_; ///< per position of the pass being built: see indexGathers()
-    std::vector<double> peakToNext_;
-    std::vector<std::vector<int>> gathers_;
+    std::vector<double> passBytes_, passWorking_; ///< per position of the pass being built: gathers, working sets
+    std::optional<GatherPrefetch> prefetch_;  ///< the gathers of the pass being built (reads the two above)
+    std::vector<std::vector<int>> gathers_;   ///< per op: the gather tasks its compute in this pass waits for
+    std::vector<std::vector<int>> stepWaits_; ///< per op: ZeRO-1/2 gathers its first forward waits for
     std::vector<CollectiveCost> bucket_;
     double bucketBytes_ = 0;
     std::vector<std::pair<OpId, CollectiveCost>> stepGathers_;
+    bool stepGathersIssued_ = false;          ///< this stage's ran during its first forward
 };
 
 } // namespace

@@ -1,18 +1,23 @@
 #pragma once
-// The program every device runs for one training step (docs/DESIGN.md, Simulator): tasks on a compute and a
-// communication stream, in issue order, with the dependencies between them.
+// The program every device runs for one training step (docs/DESIGN.md, Simulator): tasks on the
+// compute stream and one communication stream per process group (comm_streams.h), in issue order,
+// with the dependencies between them.
 //
-// Forward and backward per micro-batch; resharding, statistics and halo collectives block the
-// compute that reads their result. With overlap on, gradient synchronisation (bucketed) runs in the
-// background and only the optimizer waits for it, and ZeRO-3 parameter gathers are prefetched one
-// parameter-owning op ahead when the reserved workspace has room for them; with tensor-parallel
-// overlap (StepSettings::tpOverlap) the reshardings next to a linear layer run beside its GEMM.
+// Forward and backward per micro-batch; resharding, statistics and halo collectives (tensor stream)
+// block the compute that reads their result. With overlap on, gradient synchronisation (reduce stream,
+// bucketed) runs in the background and only the optimizer waits for it; parameter gathers (gather
+// stream) run ahead of the compute that uses them as far as the reserved workspace holds them
+// (gather_prefetch.h), ZeRO-1 and 2's during the first micro-batch's forward (Megatron-Core's
+// --overlap-param-gather: the next step's forward); with tensor-parallel overlap
+// (StepSettings::tpOverlap) the reshardings next to a linear layer run beside its GEMM. With overlap
+// off every collective blocks, and ZeRO-1 and 2 gather after the optimizer.
 //
 // A pipelined plan has one program per stage, in the order its schedule runs the micro-batches
 // through its chunks (schedule_order.h): a chunk's forward ends by sending the tensors that leave it
 // (a send on the sender's communication stream), the receiving chunk's forward starts with a receive
 // that waits for that send (and all-gathers a tensor sent in pieces); gradients go back the same way.
 
+#include "engine/cost/comm_streams.h"
 #include "engine/cost/cost_model.h"
 #include "engine/plans/plan.h"
 
@@ -20,8 +25,6 @@
 #include <vector>
 
 namespace shardscope {
-
-enum class Stream { Compute, Comm };
 
 /// One timeline event of a simulated device.
 struct SimEvent {
@@ -42,6 +45,9 @@ struct SimEvent {
 /// Simulation settings (the bucket size is the plan's, StepSettings::bucketBytes).
 struct SimOptions {
     bool overlap = true;
+    /// False when only the step time and memory are wanted (a search ranking its finalists): events
+    /// are neither named nor kept.
+    bool timelines = true;
 };
 
 /// One collective of a communication task, repeated `times`.

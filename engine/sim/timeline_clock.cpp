@@ -1,42 +1,35 @@
 #include "engine/sim/timeline_clock.h"
 
+#include "engine/sim/event_engine.h"
+
 #include <algorithm>
 
 namespace shardscope {
 
-double timeCommTask(const CommModel& comm, const SimTask& t, LevelBytes& levelBytes, StageSends* sends) {
-    double duration = 0;
-    for (const CommPart& p : t.parts) {
-        duration += comm.coalescedTime(p.kind, p.axes, p.bytes, p.bucket) * p.times;
-        if (sends && p.kind == CollectiveKind::SendRecv) {
-            (t.event.phase == Phase::Backward ? sends->backward : sends->forward) += comm.bytesSent(p.kind, p.axes, p.bytes) * p.times;
-            continue;
-        }
-        const auto perLevel = comm.bytesPerLevel(p.kind, p.axes, p.bytes);
-        auto& sum = levelBytes[p.axes];
-        sum.resize(perLevel.size(), 0.0);
-        for (std::size_t l = 0; l < perLevel.size(); ++l)
-            sum[l] += perLevel[l] * p.times;
-    }
-    return duration;
+void closeTimeline(DeviceTimeline& line) {
+    std::sort(line.events.begin(), line.events.end(), [](const SimEvent& a, const SimEvent& b) {
+        return a.start != b.start ? a.start < b.start : a.task < b.task;
+    });
 }
 
-void recordMemory(const SimTask& t, double end, double resident, TimelineClock& clock, DeviceTimeline& line) {
-    if (t.allocate <= 0 && t.release <= 0)
-        return;
-    clock.live += t.allocate - t.release;
-    const double now = resident + clock.live;
-    line.memory.push_back({end, now});
-    if (now > clock.peak) {
-        clock.peak = now;
-        line.peakMemoryTime = end;
+void collectLines(EngineRun& run, const std::vector<std::vector<int>>& members, SimResult& result,
+                  std::vector<LevelBytes>& levelBytes, std::vector<StageSends>& sends) {
+    result.cancelled = run.cancelled;
+    for (std::size_t i = 0; i < run.lines.size(); ++i) {
+        LineRun& line = run.lines[i];
+        DeviceTimeline timeline = std::move(line.timeline);
+        timeline.devices = members[i];
+        closeTimeline(timeline);
+        result.stepTime = std::max(result.stepTime, timeline.stepTime);
+        result.commBusy = std::max(result.commBusy, timeline.commBusy);
+        result.computeBusy = std::max(result.computeBusy, line.computeBusy);
+        result.peakMemory = std::max(result.peakMemory, line.peak);
+        levelBytes.push_back(std::move(line.levelBytes));
+        sends.push_back(line.sends);
+        result.classes.push_back(std::move(timeline));
     }
-}
-
-void closeTimeline(const TimelineClock& clock, DeviceTimeline& line) {
-    line.stepTime = clock.last;
-    std::stable_sort(line.events.begin(), line.events.end(),
-                     [](const SimEvent& a, const SimEvent& b) { return a.start < b.start; });
+    result.peakMemoryTime = result.classes.front().peakMemoryTime;
+    result.exposedComm = result.stepTime - result.computeBusy;
 }
 
 } // namespace shardscope

@@ -1,10 +1,7 @@
 #pragma once
-// What both simulators (simulator.h, pipeline_simulator.h) do per task on one timeline: time a
-// communication task and count its bytes per link level, track memory as tasks save and free
-// activations, and close the timeline at the end.
+// What both simulators (simulator.h, pipeline_simulator.h) share about one timeline's bookkeeping.
 
-#include "engine/cost/collectives.h"
-#include "engine/sim/link_traffic.h"
+#include "engine/cluster/mesh.h"
 #include "engine/sim/simulator.h"
 
 #include <map>
@@ -15,22 +12,16 @@ namespace shardscope {
 /// Bytes sent per link level, per set of communicating axes.
 using LevelBytes = std::map<AxisSet, std::vector<double>>;
 
-/// The clocks of one timeline while a program runs.
-struct TimelineClock {
-    double streamFree[2] = {0, 0};
-    double last = 0;   ///< end of the latest task (overlap off waits for it)
-    double live = 0;   ///< activation bytes saved
-    double peak = 0;   ///< memory in use at its highest so far
-};
+/// Ends `line`: its events ordered by start, then by task.
+void closeTimeline(DeviceTimeline& line);
 
-/// Seconds communication task `t` takes on `comm`'s devices; adds its bytes to `levelBytes`, or with
-/// `sends` its point-to-point sends there (forward or backward by the task's phase).
-double timeCommTask(const CommModel& comm, const SimTask& t, LevelBytes& levelBytes, StageSends* sends = nullptr);
+struct EngineRun;
 
-/// After task `t` ends at `end`: its activations saved or freed, memory sampled (over `resident`).
-void recordMemory(const SimTask& t, double end, double resident, TimelineClock& clock, DeviceTimeline& line);
-
-/// Ends `line`: its step time, its events ordered by start.
-void closeTimeline(const TimelineClock& clock, DeviceTimeline& line);
+/// Moves the lines of `run` into `result`'s classes (line i's timeline stands for `members[i]`, its
+/// events ordered) with the step's figures (the slowest line's step, the busiest line's
+/// communication, the highest peak); each line's bytes per level go to `levelBytes` and its
+/// point-to-point sends to `sends`.
+void collectLines(EngineRun& run, const std::vector<std::vector<int>>& members, SimResult& result,
+                  std::vector<LevelBytes>& levelBytes, std::vector<StageSends>& sends);
 
 } // namespace shardscope

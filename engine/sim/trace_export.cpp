@@ -15,7 +15,8 @@ namespace {
 
 using nlohmann::json;
 
-int threadOf(Stream s) { return s == Stream::Compute ? 0 : 1; }
+/// The trace thread of stream `s`: one per stream, compute first.
+int threadOf(Stream s) { return static_cast<int>(s); }
 
 json sliceArgs(const SimEvent& e, const Mesh& mesh) {
     json args{{"op", e.name}, {"phase", std::string(phaseName(e.phase))}, {"microbatch", e.microbatch}};
@@ -89,9 +90,9 @@ std::string chromeTraceJson(const SimResult& r, const Cluster& cluster, const Me
         events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", d}, {"tid", 0}, {"args", {{"name", name}}}});
         events.push_back({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", d}, {"tid", 0},
                           {"args", {{"sort_index", d}}}});
-        events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", d}, {"tid", 0}, {"args", {{"name", "compute"}}}});
-        events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", d}, {"tid", 1},
-                          {"args", {{"name", "communication"}}}});
+        for (Stream s : kStreams)
+            events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", d}, {"tid", threadOf(s)},
+                              {"args", {{"name", std::string(streamName(s))}}}});
         const DeviceTimeline& line = r.timeline(d);
         for (const SimEvent& e : line.events)
             events.push_back({{"ph", "X"}, {"name", e.name}, {"cat", e.collective ? "comm" : "compute"}, {"pid", d},
@@ -118,7 +119,7 @@ std::string eventsJson(const SimResult& r, const Mesh& mesh, const std::vector<i
         for (const SimEvent& e : r.timeline(d).events)
             list.push_back({{"device", d},
                             {"class", c},
-                            {"stream", e.stream == Stream::Compute ? "compute" : "communication"},
+                            {"stream", std::string(streamName(e.stream))},
                             {"op", e.name},
                             {"phase", std::string(phaseName(e.phase))},
                             {"kind", e.collective ? std::string(collectiveName(e.kind)) : std::string("compute")},

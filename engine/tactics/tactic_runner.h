@@ -3,7 +3,7 @@
 // settles what follows, and after each step the partial plan (undecided axes split nothing) is
 // costed, simulated and compared with the step before.
 
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/sim/simulator.h"
 #include "engine/tactics/partial_plan.h"
 

@@ -607,7 +607,7 @@ private slots:
         QCOMPARE(calibrated, 8);
         const Run bad = cli({QStringLiteral("bench"), QStringLiteral("--suite"), QStringLiteral("fidelty")});
         QCOMPARE(bad.exitCode, 2);
-        QVERIFY(bad.err.contains("expected all, speed, quality or fidelity"));
+        QVERIFY(bad.err.contains("expected all, speed, quality, fidelity or clock"));
     }
     void planOutRoundTripsThroughEvaluate() {
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-cli.plan.json"));

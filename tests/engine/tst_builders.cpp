@@ -5,7 +5,7 @@
 
 #include "engine/builders/builders.h"
 #include "engine/cost/cost_model.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/cluster/cluster_presets.h"
 #include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"

@@ -7,7 +7,7 @@
 
 #include "engine/cluster/cluster_presets.h"
 #include "engine/cost/cost_model.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/io/cluster_file.h"
 #include "engine/io/file_kind.h"
 #include "engine/io/json_fields.h"

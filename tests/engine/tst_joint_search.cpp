@@ -1,6 +1,8 @@
 // The joint search over step settings and per-op strategies against brute force: on small problems
 // every mesh x every ZeRO stage, recomputation and micro-batch count x every assignment of
-// strategies is enumerated, and the fastest that fits must be what the search returns.
+// strategies is enumerated, and the fastest that fits must be what the search returns. With overlap
+// off: then the analytic step is the sum the search's tables hold (with overlap the streams compose
+// across ops and the search ranks its candidates by that composition, docs/DESIGN.md, Overlap).
 
 #include "shared_copy.h"
 #include <QTest>
@@ -34,6 +36,13 @@ struct Model {
     Graph build(int micro) const { return buildModel(family, params, micro, family); }
 };
 
+/// The settings every search and brute force here starts from: overlap off.
+StepSettings base() {
+    StepSettings s;
+    s.overlap = false;
+    return s;
+}
+
 /// The fastest step time that fits over every mesh, settings combination and assignment.
 struct Oracle {
     double stepTime = std::numeric_limits<double>::infinity();
@@ -45,7 +54,7 @@ Oracle bruteForce(const Model& model, const Cluster& c) {
     double fastest = std::numeric_limits<double>::infinity();
     for (const Mesh& mesh : candidateMeshes(c.deviceCount(), c.devicesPerNode())) {
         const auto data = mesh.find("data");
-        const SettingsSpace space = settingsSpace(StepSettings{}, OpenSettings::all(), model.params.batch,
+        const SettingsSpace space = settingsSpace(base(), OpenSettings::all(), model.params.batch,
                                                   data ? mesh.size(*data) : 1);
         for (int z : space.zeroStages)
             for (Recompute r : space.recomputes)
@@ -79,6 +88,7 @@ std::shared_ptr<const SearchResult> jointSearch(const Model& model, const Graph&
     SearchRequest r;
     r.graph = sharedCopy(g);
     r.cluster = sharedCopy(c);
+    r.settings = base();
     r.open = OpenSettings::all();
     r.family = GraphFamily{model.params.batch, [model](int m) { return model.build(m); }};
     r.threads = 1;
@@ -161,13 +171,13 @@ private slots:
         const auto r = jointSearch(model, g, c);
         for (const Mesh& mesh : candidateMeshes(c.deviceCount(), c.devicesPerNode())) {
             const auto data = mesh.find("data");
-            const SettingsSpace space = settingsSpace(StepSettings{}, OpenSettings::all(), model.params.batch,
+            const SettingsSpace space = settingsSpace(base(), OpenSettings::all(), model.params.batch,
                                                       data ? mesh.size(*data) : 1);
             for (const BaselineEntry& b : baselineRegistry())
                 for (Recompute rc : space.recomputes)
                     for (int m : space.microbatches) {
                         const Graph gm = model.build(m);
-                        StepSettings s;
+                        StepSettings s = base();
                         s.recompute = rc;
                         s.microbatches = m;
                         Plan plan;

@@ -8,7 +8,7 @@
 
 #include "engine/cluster/cluster_presets.h"
 #include "engine/cost/cost_model.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/ir/repeated_blocks.h"
 #include "engine/onnx/onnx_import.h"
 #include "engine/plans/baselines.h"

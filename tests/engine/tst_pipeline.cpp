@@ -8,7 +8,7 @@
 
 #include "engine/builders/builders.h"
 #include "engine/cluster/cluster_presets.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/pipeline/schedule_order.h"
 #include "engine/plans/baselines.h"
 #include "engine/sim/simulator.h"

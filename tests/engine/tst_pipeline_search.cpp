@@ -8,7 +8,7 @@
 
 #include "engine/builders/builders.h"
 #include "engine/cluster/cluster_presets.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
 #include "engine/search/pipeline_candidates.h"

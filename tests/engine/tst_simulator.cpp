@@ -9,7 +9,7 @@
 // Qt first: moc cannot parse <concepts> unless Qt headers came before.
 
 #include "engine/cluster/cluster_presets.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
 #include "engine/sim/device_selection.h"
@@ -209,7 +209,7 @@ private slots:
         QVERIFY(complete > 0);
         QCOMPARE(processNames.size(), 8);
         QCOMPARE(processNames[5], QStringLiteral("node 0 / rank 5"));
-        QCOMPARE(namedThreads.size(), 16);
+        QCOMPARE(namedThreads.size(), 8 * int(kStreamCount)); // a thread per stream (comm_streams.h)
         // Flows are paired, and join members of one group: a model-axis collective (stride 1, size 2)
         // joins devices 2k and 2k+1; a data-axis one (stride 2) devices of equal parity.
         QVERIFY(!flowStart.isEmpty());

@@ -1,4 +1,4 @@
-// Choosing the stage cut (engine/pipeline/stage_cuts.h): the programme against a brute force over
+// Choosing the stage cut (engine/search/stage_cuts.h): the programme against a brute force over
 // every cut, a cut's predicted stage figures against the evaluation of that cut, the worked example,
 // memory pushing blocks off the first stage, and locked ops keeping their stage.
 
@@ -7,8 +7,8 @@
 
 #include "engine/builders/builders.h"
 #include "engine/cluster/cluster_presets.h"
-#include "engine/cost/evaluation.h"
-#include "engine/pipeline/stage_cuts.h"
+#include "engine/evaluation/evaluation.h"
+#include "engine/search/stage_cuts.h"
 #include "engine/plans/baselines.h"
 
 #include <cmath>
@@ -76,12 +76,14 @@ void near(double actual, double expected, const char* what) {
              qPrintable(QStringLiteral("%1: %2, expected %3").arg(QLatin1String(what)).arg(actual, 0, 'g', 12).arg(expected, 0, 'g', 12)));
 }
 
-/// The plan `spec` on `mesh` with the cut `chunkBlocks` (empty: balanced) and its evaluation.
+/// The plan `spec` on `mesh` with the cut `chunkBlocks` (empty: balanced) and its evaluation as the
+/// search's objective (cut profiles sum per-op figures, as the objective does).
 std::pair<Plan, std::shared_ptr<const Evaluation>> evaluated(const Graph& g, const Cluster& cluster, const Mesh& mesh,
                                                              StepSettings settings, const std::vector<int>& chunkBlocks) {
     const PipelineLayout layout = makePipelineLayout(g, mesh.pipelineStages(), settings.virtualStages, chunkBlocks);
     Plan plan = baselinePlan(g, mesh, "megatron-sp", settings, nullptr, &layout);
-    auto e = evaluate(CostModel(g, cluster, mesh, plan.settings), plan);
+    auto e = evaluate(CostModel(g, cluster, mesh, plan.settings), plan, nullptr, EvaluationDetail::Full,
+                      Composition::Objective);
     return {std::move(plan), std::move(e)};
 }
 

@@ -131,7 +131,7 @@ private slots:
         const WhatIf chosen = alternatives->alternative(other);
         s->overrideStrategy(fc1, chosen.strategy);
         QCOMPARE(s->state().plan.ops[fc1.index()].strategy, chosen.strategy);
-        QVERIFY(std::abs(s->state().evaluation->stepTime - chosen.stepTime) <= 1e-9 * chosen.stepTime);
+        QVERIFY(std::abs(s->state().evaluation->objective - chosen.stepTime) <= 1e-9 * chosen.stepTime);
         const Plan overridden = s->state().plan;
 
         s->undoStack()->undo();
@@ -443,14 +443,14 @@ private slots:
     }
     void bucketSizeIsAnUndoableStepSetting() {
         // The timeline's bucket box re-costs the plan with gradient reductions coalesced into larger
-        // buckets (data parallel over two nodes: fewer latencies per step, so no slower), carries into
-        // the next search, and Undo brings the 25 MB plan back.
+        // buckets (data parallel over two nodes: fewer latencies per step, so the search's objective is
+        // no slower), carries into the next search, and Undo brings the 25 MB plan back.
         MainWindow w(nullptr, 1);
         Session* s = w.session();
         ScenarioRequest r = gptScenario("dp");
         s->loads().openScenario(r);
         QVERIFY(waitSettled(w));
-        const double before = s->state().evaluation->stepTime;
+        const double before = s->state().evaluation->objective;
         QCOMPARE(s->state().plan.settings.bucketBytes, 25e6);
         auto* bucket = w.findChild<QSpinBox*>(QStringLiteral("bucketMb"));
         QVERIFY(bucket);
@@ -460,13 +460,13 @@ private slots:
         QVERIFY(waitSettled(w));
         QCOMPARE(s->state().plan.settings.bucketBytes, 200e6);
         QCOMPARE(s->searchSettings().bucketBytes, 200e6);
-        QVERIFY(s->state().evaluation->stepTime <= before);
+        QVERIFY(s->state().evaluation->objective <= before);
         QCOMPARE(s->undoStack()->count(), 1);
         s->undoStack()->undo();
         QVERIFY(waitSettled(w));
         QCOMPARE(s->state().plan.settings.bucketBytes, 25e6);
         QCOMPARE(bucket->value(), 25);
-        QCOMPARE(s->state().evaluation->stepTime, before);
+        QCOMPARE(s->state().evaluation->objective, before);
     }
     void badInputKeepsWhatWasLoaded() {
         MainWindow w(nullptr, 1);

@@ -156,25 +156,28 @@ private slots:
         QCOMPARE(spanAt(spans, 3.5), -1L);
     }
     void rowsGroupDevicesByNode() {
-        const TimelineRows open(16, 8, {}, 10, 20);
+        // Two lanes a device (compute and one communication stream), as a plan without pipelining
+        // and with tensor-parallel collectives only shows.
+        const std::vector<Lane> two{Lane::Compute, Lane::Tensor};
+        const TimelineRows open(16, 8, {}, 10, 20, two);
         QCOMPARE(open.rows().size(), std::size_t(2 + 32));
         QCOMPARE(open.height(), 2 * 20.0 + 32 * 10.0);
         QCOMPARE(open.rows()[0].device, -1);
         QCOMPARE(open.rows()[1].device, 0);
-        QCOMPARE(open.rows()[2].lane, Lane::Comm);
-        QCOMPARE(open.rowOf(9, Lane::Comm), 1 + 16 + 1 + 3); // header, node 0's lanes, header, then 8c 8m 9c 9m
+        QCOMPARE(open.rows()[2].lane, Lane::Tensor);
+        QCOMPARE(open.rowOf(9, Lane::Tensor), 1 + 16 + 1 + 3); // header, node 0's lanes, header, then 8c 8m 9c 9m
         QCOMPARE(open.rowAt(25.0), 1);
         QCOMPARE(open.rowAt(-1.0), -1);
         QCOMPARE(open.rowAt(open.height()), -1);
-        const TimelineRows folded(16, 8, {false, true}, 10, 20);
+        const TimelineRows folded(16, 8, {false, true}, 10, 20, two);
         QCOMPARE(folded.rows().size(), std::size_t(2 + 16));
         QCOMPARE(folded.rowOf(9, Lane::Compute), -1);
         // Pipelined: each device's schedule lane first.
-        const TimelineRows piped(16, 8, {}, 10, 20, true);
+        const TimelineRows piped(16, 8, {}, 10, 20, {Lane::Schedule, Lane::Compute, Lane::Tensor});
         QCOMPARE(piped.rows().size(), std::size_t(2 + 48));
         QCOMPARE(piped.rows()[1].lane, Lane::Schedule);
         QCOMPARE(piped.rows()[2].lane, Lane::Compute);
-        QCOMPARE(piped.rowOf(9, Lane::Comm), 1 + 24 + 1 + 5); // header, node 0's lanes, header, 8s 8c 8m 9s 9c, then 9m
+        QCOMPARE(piped.rowOf(9, Lane::Tensor), 1 + 24 + 1 + 5); // header, node 0's lanes, header, 8s 8c 8m 9s 9c, then 9m
     }
     void scheduleUnitsFollowTheStagesOrder_data() {
         QTest::addColumn<int>("schedule");

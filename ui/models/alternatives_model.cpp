@@ -95,7 +95,7 @@ QVariant AlternativesModel::headerData(int section, Qt::Orientation orientation,
     case Strategy:
         return tr("Strategy");
     case StepTime:
-        return tr("Step time");
+        return tr("Step (search's estimate)");
     case StepDelta:
         return tr("Change");
     case PeakMemory:

@@ -2,7 +2,7 @@
 // The inspector's what-if table: every strategy the selected op could take, with the plan's step
 // time and peak memory if it did, and the change from now.
 
-#include "engine/cost/what_if.h"
+#include "engine/evaluation/what_if.h"
 
 #include <QAbstractTableModel>
 
@@ -19,7 +19,8 @@ public:
 
     /// An empty table.
     explicit AlternativesModel(QObject* parent = nullptr);
-    /// Shows `alternatives` measured against `stepTime` and `peakMemory` (the plan's own).
+    /// Shows `alternatives` measured against `stepTime` and `peakMemory` (the plan's own; the step as the
+    /// search's objective, Evaluation::objective, which the alternatives' are).
     void setAlternatives(std::vector<WhatIf> alternatives, double stepTime, double peakMemory);
     /// The alternative of source row `row`.
     const WhatIf& alternative(int row) const { return rows_[static_cast<std::size_t>(row)]; }

@@ -4,7 +4,7 @@
 #include "models/alternatives_model.h"
 #include "util/qt_text.h"
 
-#include "engine/cost/what_if.h"
+#include "engine/evaluation/what_if.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -202,7 +202,7 @@ void InspectorPanel::refresh() {
     row(memory, tr("largest buffer while it runs"), bytes(report.transient));
     breakdown_->expandAll();
 
-    alternatives_->setAlternatives(whatIf(*s.model, s.plan, *s.evaluation, o), s.evaluation->stepTime,
+    alternatives_->setAlternatives(whatIf(*s.model, s.plan, *s.evaluation, o), s.evaluation->objective,
                                    s.evaluation->peakMemory);
 }
 

@@ -50,14 +50,19 @@ StagesPanel::StagesPanel(Session* session, QWidget* parent) : QWidget(parent), s
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->verticalHeader()->hide();
-    table_->setColumnCount(11);
+    table_->setColumnCount(12);
     table_->setHorizontalHeaderLabels({tr("Stage"), tr("Blocks"), tr("Ops"), tr("Per micro-batch"), tr("Forward"),
                                        tr("Backward"), tr("Comm"), tr("Sends"), tr("Per step"), tr("In flight"),
-                                       tr("Peak memory")});
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+                                       tr("Peak memory"), tr("Done (simulated)")});
+    table_->setToolTip(tr("Per stage, the analytic estimate the search ranks by; the last column is when the "
+                          "simulated step finishes the stage's work."));
+    // Sized once after each fill (refresh()): ResizeToContents would measure every cell again at
+    // every cell set, seconds for a pipeline of 64 stages.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     layout->addWidget(table_, 1);
     connect(lockCut_, &QCheckBox::toggled, this, [this](bool on) { session_->setStageCutLocked(on); });
     connect(session_, &Session::planChanged, this, &StagesPanel::refresh);
+    connect(session_, &Session::simulationChanged, this, &StagesPanel::refresh);
     refresh();
 }
 
@@ -76,8 +81,12 @@ void StagesPanel::refresh() {
                              "cuts the layers into stages; the search tries such meshes with mesh \"auto\"."));
         return;
     }
-    summary_->setText(pipelineSummary(*p) + (p->balanced ? QString() : tr("; uneven stages, stage %1 sets the pace")
-                                                                           .arg(p->slowest)));
+    const auto sim = session_->simulation().result();
+    const bool simulated = sim && sim->classes.size() == p->stages.size();
+    summary_->setText((simulated ? tr("Step %1 (simulated); ").arg(seconds(sim->stepTime))
+                                 : tr("Step ~%1 (estimate; simulating); ").arg(seconds(session_->state().evaluation->stepTime))) +
+                      pipelineSummary(*p) +
+                      (p->balanced ? QString() : tr("; uneven stages, stage %1 sets the pace").arg(p->slowest)));
     const PipelineLayout& layout = session_->state().plan.pipeline;
     const double capacity = session_->state().evaluation->memoryCapacity;
     for (const StageReport& s : p->stages) {
@@ -91,7 +100,8 @@ void StagesPanel::refresh() {
                                 seconds(s.transfer),
                                 seconds(s.stepWork),
                                 QString::number(s.inFlight, 'g', 3),
-                                bytes(s.peakMemory)};
+                                bytes(s.peakMemory),
+                                simulated ? seconds(sim->classes[std::size_t(s.stage)].stepTime) : QString()};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c > 1)
@@ -115,6 +125,7 @@ void StagesPanel::refresh() {
             table_->setItem(s.stage, c, item);
         }
     }
+    table_->resizeColumnsToContents();
 }
 
 } // namespace shardscope::ui

@@ -5,7 +5,7 @@
 #include "problem.h"
 
 #include "engine/cost/cost_model.h"
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/plans/plan.h"
 
 #include <memory>

@@ -3,7 +3,7 @@
 #include "session.h"
 #include "util/qt_text.h"
 
-#include "engine/pipeline/stage_cuts.h"
+#include "engine/search/stage_cuts.h"
 #include "engine/util/error.h"
 #include "engine/util/units.h"
 
@@ -126,8 +126,8 @@ void SearchService::run(bool aroundLocks) {
                 bound = *r.optimalityGap <= 1e-9
                             ? tr("; no plan that fits is faster")
                             : tr("; at most %1% above the fastest plan that fits").arg(100 * *r.optimalityGap, 0, 'g', 3);
-            emit session_.message(tr("Search found %1 per step on %2 in %3 (%4)%5")
-                                      .arg(seconds(o.state.evaluation->stepTime), q(o.state.plan.mesh.toString()),
+            emit session_.message(tr("Search found %1 per step (simulated) on %2 in %3 (%4)%5")
+                                      .arg(seconds(o.result->stepTime()), q(o.state.plan.mesh.toString()),
                                            seconds(r.searchSeconds), q(r.chosenBy()), bound));
         });
 }

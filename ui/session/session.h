@@ -110,7 +110,8 @@ signals:
     void failed(const QString& message);
     /// A short note for the status bar.
     void message(const QString& text);
-    /// The result of CompareService::withBaselines(): the best baseline, its step time, and the plan's.
+    /// The result of CompareService::withBaselines(): the best baseline, its simulated step time, and the
+    /// plan's simulated step time.
     void comparison(const QString& baseline, double baselineStepTime, double planStepTime);
 
 private:

@@ -2,6 +2,8 @@
 
 #include "session.h"
 
+#include "jobs/background_release.h"
+
 #include <QThreadPool>
 
 namespace shardscope::ui {
@@ -17,6 +19,7 @@ void SimulationService::setOptions(const SimOptions& options) {
 }
 
 void SimulationService::rerun() {
+    releaseInBackground(std::move(result_));
     result_.reset();
     emit session_.simulationChanged();
     if (!session_.loaded())
@@ -29,7 +32,7 @@ void SimulationService::rerun() {
             return simulate(*current.model, current.plan, options, context.stop);
         },
         [this](const std::shared_ptr<const SimResult>& r) {
-            result_ = r;
+            releaseInBackground(std::exchange(result_, r));
             emit session_.simulationChanged();
         });
 }

@@ -18,6 +18,8 @@ std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimR
     data->devicesPerNode = std::max(1, devicesPerNode);
     data->devicesPerStage = std::max(0, devicesPerStage);
     data->virtualStages = std::max(1, virtualStages);
+    std::array<bool, kStreamCount> used{};
+    used[streamIndex(Lane::Compute)] = true;
     for (const DeviceTimeline& line : sim->classes) {
         ClassLanes lanes;
         for (std::size_t i = 0; i < line.events.size(); ++i) {
@@ -29,6 +31,7 @@ std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimR
             lanes.spansOfOp[stream][e.op.value].push_back(lanes.spans[stream].size());
             lanes.spans[stream].push_back(Span{e.start, e.start + e.duration, kind});
             lanes.events[stream].push_back(i);
+            used[stream] = true;
         }
         if (data->pipelined()) {
             lanes.units = scheduleUnits(line, chunkOfOp);
@@ -44,6 +47,11 @@ std::shared_ptr<const TimelineData> buildTimelineData(std::shared_ptr<const SimR
         }
         data->classes.push_back(std::move(lanes));
     }
+    if (data->pipelined())
+        data->lanesShown.push_back(Lane::Schedule);
+    for (Stream s : kStreams)
+        if (used[static_cast<std::size_t>(s)])
+            data->lanesShown.push_back(laneOf(s));
     data->sim = std::move(sim);
     return data;
 }

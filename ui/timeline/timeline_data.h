@@ -16,10 +16,12 @@
 
 namespace shardscope::ui {
 
+static_assert(int(Lane::Pipeline) == int(Stream::Pipeline) && kStreamCount == std::size_t(Lane::Schedule),
+              "one lane per stream, in the streams' order");
 /// The lane of the simulator's stream `s`.
-constexpr Lane laneOf(Stream s) { return s == Stream::Compute ? Lane::Compute : Lane::Comm; }
-/// The index of the stream behind `lane` (Compute or Comm) into ClassLanes' per-stream arrays.
-constexpr std::size_t streamIndex(Lane lane) { return lane == Lane::Comm ? 1 : 0; }
+constexpr Lane laneOf(Stream s) { return static_cast<Lane>(static_cast<int>(s)); }
+/// The index of the stream behind `lane` (not Lane::Schedule) into ClassLanes' per-stream arrays.
+constexpr std::size_t streamIndex(Lane lane) { return static_cast<std::size_t>(lane); }
 
 /// Colour classes of timeline spans.
 enum SpanKind { ForwardCompute, BackwardCompute, StepCompute, FirstCollective };
@@ -28,9 +30,9 @@ inline int collectiveSpanKind(CollectiveKind k) { return FirstCollective + stati
 
 /// One device class's lanes.
 struct ClassLanes {
-    std::array<std::vector<Span>, 2> spans;               ///< per stream (streamIndex), sorted by start
-    std::array<std::vector<std::size_t>, 2> events;       ///< per stream: index into the class's events
-    std::array<std::map<int, std::vector<std::size_t>>, 2> spansOfOp; ///< per stream: op id -> span indices
+    std::array<std::vector<Span>, kStreamCount> spans;         ///< per stream (streamIndex), sorted by start
+    std::array<std::vector<std::size_t>, kStreamCount> events; ///< per stream: index into the class's events
+    std::array<std::map<int, std::vector<std::size_t>>, kStreamCount> spansOfOp; ///< per stream: op id -> span indices
     std::vector<ScheduleUnit> units;                      ///< pipelined: the schedule diagram's units, by start
     std::vector<Span> unitSpans;                          ///< their spans, for drawing and picking
     std::vector<StepPoint> memory;                        ///< bytes in use over time
@@ -45,6 +47,9 @@ struct TimelineData {
     int devicesPerNode = 1;
     int devicesPerStage = 0;   ///< pipelined plans: devices of one stage; 0 without pipelining
     int virtualStages = 1;     ///< model chunks per stage
+    /// The lanes each device shows: the schedule (pipelined), compute, then each communication stream
+    /// that carries a collective somewhere in the step.
+    std::vector<Lane> lanesShown;
 
     /// The lanes of `device`.
     const ClassLanes& lanes(int device) const {
@@ -52,7 +57,7 @@ struct TimelineData {
     }
     /// The spans of `device`'s `lane` (Lane::Schedule: the schedule units').
     const std::vector<Span>& laneSpans(int device, Lane lane) const;
-    /// The event behind span `index` of `device`'s compute or communication lane.
+    /// The event behind span `index` of `device`'s stream lane `lane`.
     const SimEvent& event(int device, Lane lane, std::size_t index) const;
     /// True when the plan is pipelined (the lanes include the schedule diagram).
     bool pipelined() const { return devicesPerStage > 0; }

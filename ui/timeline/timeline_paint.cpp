@@ -21,7 +21,7 @@ namespace shardscope::ui {
 namespace {
 
 QString laneName(Lane lane) {
-    return lane == Lane::Compute ? QStringLiteral("compute") : lane == Lane::Comm ? QStringLiteral("comm") : QStringLiteral("schedule");
+    return lane == Lane::Schedule ? QStringLiteral("schedule") : q(streamName(static_cast<Stream>(streamIndex(lane))));
 }
 
 /// ", stage 3" (or ", stages 2-3") for node `node` of a pipelined plan; empty without pipelining.

@@ -5,7 +5,7 @@
 namespace shardscope::ui {
 
 TimelineRows::TimelineRows(int devices, int perNode, const std::vector<bool>& folded, double laneHeight,
-                           double headerHeight, bool scheduleLane) {
+                           double headerHeight, const std::vector<Lane>& lanes) {
     perNode = std::max(1, perNode);
     double y = 0;
     for (int first = 0; first < devices; first += perNode) {
@@ -15,8 +15,7 @@ TimelineRows::TimelineRows(int devices, int perNode, const std::vector<bool>& fo
         if (static_cast<std::size_t>(node) < folded.size() && folded[static_cast<std::size_t>(node)])
             continue;
         for (int d = first; d < std::min(devices, first + perNode); ++d)
-            for (Lane lane : scheduleLane ? std::vector<Lane>{Lane::Schedule, Lane::Compute, Lane::Comm}
-                                          : std::vector<Lane>{Lane::Compute, Lane::Comm}) {
+            for (Lane lane : lanes) {
                 rows_.push_back(TimelineRow{node, d, lane, y, laneHeight});
                 y += laneHeight;
             }

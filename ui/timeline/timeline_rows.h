@@ -1,14 +1,16 @@
 #pragma once
 // The timeline's rows, top to bottom: per node a header, then, unless the node is folded, per device
-// a compute lane and a communication lane (pipelined plans: first the schedule lane).
+// its lanes: the schedule diagram (pipelined plans), the compute stream, and the communication streams
+// the plan uses (one per process group, engine/cost/comm_streams.h).
 // Plain geometry, tested on its own.
 
 #include <vector>
 
 namespace shardscope::ui {
 
-/// The lanes a device has: the simulator's two streams and, for pipelined plans, the schedule diagram.
-enum class Lane { Compute, Comm, Schedule };
+/// The lanes a device can show: the simulator's streams, in the order of engine Stream (compute,
+/// tensor, gather, reduce, pipeline), and for pipelined plans the schedule diagram.
+enum class Lane { Compute, Tensor, Gather, Reduce, Pipeline, Schedule };
 
 /// One row: a node header (device -1) or a device's lane.
 struct TimelineRow {
@@ -21,10 +23,10 @@ struct TimelineRow {
 
 class TimelineRows {
 public:
-    /// Rows for `devices` devices, `perNode` per node, with `folded[n]` hiding node n's lanes; with
-    /// `scheduleLane`, each device's lanes start with its schedule lane.
+    /// Rows for `devices` devices, `perNode` per node, with `folded[n]` hiding node n's lanes; each
+    /// device shows `lanes`, in that order.
     TimelineRows(int devices, int perNode, const std::vector<bool>& folded, double laneHeight, double headerHeight,
-                 bool scheduleLane = false);
+                 const std::vector<Lane>& lanes);
     /// An empty layout.
     TimelineRows() = default;
 

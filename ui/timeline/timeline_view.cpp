@@ -1,5 +1,7 @@
 #include "timeline_view.h"
 
+#include "jobs/background_release.h"
+
 #include "timeline_metrics.h"
 
 #include "graph/palette.h"
@@ -34,7 +36,7 @@ TimelineView::TimelineView(Session* session, QWidget* parent)
 void TimelineView::setData(std::shared_ptr<const TimelineData> data) {
     const bool first = !data_;
     const double before = data_ ? data_->sim->stepTime : 0;
-    data_ = std::move(data);
+    releaseInBackground(std::exchange(data_, std::move(data)));
     if (data_ && folded_.empty()) {
         // Small clusters start unfolded; large ones show the first node. Pipelines of several nodes
         // start folded: each node's header then draws its first device's schedule, one row a stage.
@@ -71,7 +73,7 @@ void TimelineView::onSimulation() {
 }
 
 void TimelineView::rebuildRows() {
-    rows_ = data_ ? TimelineRows(data_->sim->devices, data_->devicesPerNode, folded_, kLane, kHeader, data_->pipelined())
+    rows_ = data_ ? TimelineRows(data_->sim->devices, data_->devicesPerNode, folded_, kLane, kHeader, data_->lanesShown)
                   : TimelineRows();
     syncScrollBars();
 }
@@ -152,7 +154,9 @@ void TimelineView::onSelection() {
     if (!data_ || !op)
         return;
     // Bring the op's first event on the selected device into view if none of it is visible.
-    for (Lane lane : {Lane::Compute, Lane::Comm}) {
+    for (Lane lane : data_->lanesShown) {
+        if (lane == Lane::Schedule)
+            continue;
         const std::size_t stream = streamIndex(lane);
         const ClassLanes& lanes = data_->lanes(device_);
         const auto it = lanes.spansOfOp[stream].find(op->value);

@@ -21,7 +21,7 @@
 // middle chunks balanced and chooses the first and the last chunk's blocks (Megatron's
 // --decoder-first/last-pipeline-num-layers), every pair tried.
 
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 #include "engine/ir/repeated_blocks.h"
 #include "engine/pipeline/pipeline_layout.h"
 

@@ -1,4 +1,4 @@
-#include "engine/pipeline/stage_cuts.h"
+#include "engine/search/stage_cuts.h"
 
 #include "engine/pipeline/pipeline_cost.h"
 
@@ -221,7 +221,7 @@ CutProfile cutProfile(const Evaluation& e, const Plan& plan, const RepeatedBlock
         const std::size_t o = r.op.index();
         const int b = blocks.blockOf[o];
         CutSegment& seg = b >= 0 ? p.blocks[std::size_t(b)] : plan.pipeline.chunkOf[o] == 0 ? p.before : p.after;
-        seg.time += (r.forwardTime + r.backwardTime + r.recomputeTime) / m;
+        seg.time += (r.computeTime + r.slowdownTime) / m;
         for (const CollectiveCost& c : r.collectives) {
             if (c.purpose == CommPurpose::StageTransfer)
                 (c.phase == Phase::Forward ? forward : backward) += c.exposedTime() / m;

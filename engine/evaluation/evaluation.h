@@ -19,7 +19,10 @@ struct OpReport {
     double forwardTime = 0;        ///< of computeTime, the forward (per step)
     double backwardTime = 0;       ///< the backward
     double recomputeTime = 0;      ///< the forward run again in the backward
-    double computeTime = 0;
+    double computeTime = 0;        ///< forward, backward and recompute, as fast as alone
+    double forwardSlowdown = 0;    ///< of slowdownTime, the forward's (OpCost::forwardSlowdown)
+    double backwardSlowdown = 0;   ///< the backward's
+    double slowdownTime = 0;       ///< compute lost to communication beside it, as the search estimates it
     double commTime = 0;
     double exposedCommTime = 0;    ///< of commTime, what is not hidden behind compute
     double optimizerTime = 0;
@@ -27,6 +30,7 @@ struct OpReport {
     MemoryTerms memory;
     double activationWorkspace = 0; ///< of memory.activations, OpCost::activationWorkspace
     double transient = 0;
+    double prefetchRoom = 0;        ///< of transient, OpCost::prefetchRoom
 };
 
 /// One edge's resharding (docs/DESIGN.md, Sharding and resharding): the collectives between its producer and consumer, per step.
@@ -46,8 +50,15 @@ struct Evaluation {
     int devices = 0;
     double paramsTotal = 0;
     double flopsPerStep = 0;       ///< model FLOPs (forward + backward) of the whole global batch
+    /// The analytic step: the per-op figures composed by the streams' rules (stream_composition.h) and
+    /// the pipeline schedule; the simulator's step within a few percent (docs/DESIGN.md, Overlap).
     double stepTime = 0;
-    double computeTime = 0;
+    /// The search's objective: what its dynamic programmes minimise, the per-op figures summed (each
+    /// background collective hidden behind its own op's compute), and for a pipeline the schedule over
+    /// those sums. Equal to stepTime with overlap off.
+    double objective = 0;
+    double computeTime = 0;        ///< compute, as fast as alone
+    double slowdownTime = 0;       ///< compute lost to communication running beside it (DeviceSpec::overlapSlowdown)
     double commTime = 0;
     double exposedCommTime = 0;    ///< of commTime, what is not hidden behind compute (StepSettings::overlap)
     double optimizerTime = 0;
@@ -61,15 +72,18 @@ struct Evaluation {
     double commBytesPerDevice = 0; ///< bytes each device sends per step
     std::vector<OpReport> perOp;   ///< indexed by OpId; an op's collectives include the resharding into it
     std::vector<EdgeReport> perEdge; ///< indexed like CostModel::edges()
-    /// With a pipe axis: the stages and the schedule. Then stepTime is the pipelined step,
-    /// compute, exposed communication and optimizer are the slowest stage's per step and
-    /// stepTime = computeTime + exposedCommTime + optimizerTime + bubbleTime.
+    /// stepTime = computeTime + slowdownTime + exposedCommTime + optimizerTime (+ bubbleTime).
+    /// With a pipe axis: the stages and the schedule. Then stepTime is the pipelined step and compute,
+    /// slowdown, exposed communication and optimizer are the slowest stage's per step.
     PipelineReport pipeline;
 };
 
 /// What an evaluation fills: everything, or only what a score needs (no strategy texts, perEdge or
 /// flopsPerStep).
 enum class EvaluationDetail { Full, Score };
+/// How the step time is composed from the per-op figures: by the streams' rules (the analytic step),
+/// or as the search's objective (stepTime = objective: for the search's cut profiles and its tests).
+enum class Composition { Streams, Objective };
 
 /// Evaluates `plan` under `model`. Assumes plan.verify(model.graph()) is empty and the plan's mesh and
 /// settings are those of `model`. With `folded`, the plan must give every op of blocks 2.. the
@@ -77,6 +91,7 @@ enum class EvaluationDetail { Full, Score };
 /// 3.. are then priced once, not once per block.
 std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan,
                                           const RepeatedBlocks* folded = nullptr,
-                                          EvaluationDetail detail = EvaluationDetail::Full);
+                                          EvaluationDetail detail = EvaluationDetail::Full,
+                                          Composition composition = Composition::Streams);
 
 } // namespace shardscope

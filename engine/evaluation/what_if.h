@@ -2,7 +2,7 @@
 // What-if: the step time and peak memory of a plan if one op took another strategy, for every
 // strategy the op has. The inspector lists these so the user can see what an override would buy.
 
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 
 #include <string>
 #include <vector>
@@ -13,14 +13,14 @@ namespace shardscope {
 struct WhatIf {
     OpStrategy strategy;
     std::string text;              ///< "data:b model:f", or "replicated"
-    double stepTime = 0;           ///< analytic step time of the plan with this strategy
+    double stepTime = 0;           ///< the search's objective for the plan with this strategy (Evaluation::objective)
     double peakMemory = 0;
     bool feasible = true;
     bool current = false;          ///< the plan's own strategy for the op
 };
 
 /// Every valid strategy of op `o` (in enumerateStrategies() order), each priced by changing only
-/// the op's own cost and its edges. Assumes `evaluation` is evaluate(model, plan).
+/// the op's own cost and its edges in the search's objective. Assumes `evaluation` is evaluate(model, plan).
 std::vector<WhatIf> whatIf(const CostModel& model, const Plan& plan, const Evaluation& evaluation, OpId o);
 
 } // namespace shardscope

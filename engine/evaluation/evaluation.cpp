@@ -1,9 +1,11 @@
-#include "engine/cost/evaluation.h"
+#include "engine/evaluation/evaluation.h"
 
-#include "engine/pipeline/pipeline_cost.h"
+#include "engine/evaluation/pipeline_composition.h"
+#include "engine/evaluation/step_passes.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <numeric>
@@ -53,7 +55,7 @@ std::string overflowMessage(const Evaluation& e, const Graph& g) {
 } // namespace
 
 std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded,
-                                          EvaluationDetail detail) {
+                                          EvaluationDetail detail, Composition composition) {
     const bool full = detail == EvaluationDetail::Full;
     const Graph& g = model.graph();
     // With `folded`, an op of block 2 or later costs what its twin in block 1 costs.
@@ -82,12 +84,16 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
         r.forwardTime = c.forward;
         r.backwardTime = c.backward;
         r.recomputeTime = c.recompute;
+        r.forwardSlowdown = c.forwardSlowdown;
+        r.backwardSlowdown = c.backwardSlowdown;
         r.computeTime = c.computeTime();
+        r.slowdownTime = c.slowdownTime();
         r.activationWorkspace = c.activationWorkspace;
         r.optimizerTime = c.optimizer;
         r.collectives = c.collectives;
         r.memory = c.memory;
         r.transient = c.transient;
+        r.prefetchRoom = c.prefetchRoom;
     }
     // Edges into block 3 or later repeat an edge into block 2 (both leave a copy of block 1).
     using EdgeKey = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, bool>;
@@ -119,17 +125,27 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
             e->commBytesPerDevice += c.bytesSent * c.count;
         }
         e->computeTime += r.computeTime;
+        e->slowdownTime += r.slowdownTime;
         e->commTime += r.commTime;
         e->exposedCommTime += r.exposedCommTime;
         e->optimizerTime += r.optimizerTime;
         e->memory += r.memory;
         e->buffers = std::max(e->buffers, r.transient);
     }
-    e->stepTime = e->computeTime + e->exposedCommTime + e->optimizerTime;
+    e->stepTime = e->computeTime + e->slowdownTime + e->exposedCommTime + e->optimizerTime;
+    e->objective = e->stepTime;
+    if (composition == Composition::Streams && model.settings().overlap && !plan.pipeline.active()) {
+        // The streams run beside each other across ops: composed, not summed per op.
+        const ComposedStep step = composeStep(stepPasses(model, e->perOp, g.topoOrder()), m,
+                                              model.comm().levelCount(), true, model.cluster().device.overlapSlowdown);
+        e->stepTime = step.stepTime;
+        e->slowdownTime = step.computeTime - e->computeTime;
+        e->exposedCommTime = e->stepTime - step.computeTime - e->optimizerTime;
+    }
     e->peakMemory = e->memory.sum() + e->buffers;
     e->feasible = e->peakMemory <= e->memoryCapacity;
     if (plan.pipeline.active())
-        composePipeline(model, plan, *e);
+        composePipeline(model, plan, *e, composition);
     if (!e->feasible)
         e->overflow = overflowMessage(*e, g);
     return e;

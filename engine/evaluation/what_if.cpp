@@ -1,4 +1,4 @@
-#include "engine/cost/what_if.h"
+#include "engine/evaluation/what_if.h"
 
 #include <algorithm>
 
@@ -33,7 +33,7 @@ std::vector<WhatIf> whatIf(const CostModel& model, const Plan& plan, const Evalu
             otherBuffers = std::max(otherBuffers, r.transient);
     const OpStrategy& mine = plan.ops[o.index()].strategy;
     const OpCost now = model.opCost(o, mine);
-    const double restTime = evaluation.stepTime - localTime(model, plan, o, mine, now, edges);
+    const double restTime = evaluation.objective - localTime(model, plan, o, mine, now, edges);
     const double restMemory = evaluation.memory.sum() - now.memory.sum();
 
     std::vector<WhatIf> out;
