@@ -92,7 +92,9 @@ CollectiveCost CostModel::collective(CollectiveKind kind, AxisSet axes, double b
     c.bytes = bytes;
     const bool coalesced = purpose == CommPurpose::GradientSync || purpose == CommPurpose::ParameterGather;
     c.bucket = coalesced ? settings_.bucketBytes : 0;
-    c.time = comm_.coalescedTime(kind, axes, bytes, c.bucket);
+    const CommShape shape = comm_.shape(kind, axes, bytes, c.bucket);
+    c.time = shape.seconds();
+    c.latency = shape.latency;
     c.bytesSent = comm_.bytesSent(kind, axes, bytes);
     c.count = count;
     c.phase = phase;

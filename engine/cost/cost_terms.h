@@ -28,6 +28,7 @@ struct CollectiveCost {
     AxisSet axes = 0;
     double bytes = 0;       ///< buffer size as collectives.h defines it
     double time = 0;        ///< seconds per occurrence
+    double latency = 0;     ///< of time, the seconds no concurrent transfer slows (CommShape::latency)
     double hidden = 0;      ///< of those, seconds run behind compute (StepSettings::overlap, tpOverlap)
     double bytesSent = 0;   ///< bytes each device sends per occurrence
     double bucket = 0;      ///< bytes of the bucket it is coalesced into (CommModel::coalescedTime); 0 alone

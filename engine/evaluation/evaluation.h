@@ -55,7 +55,7 @@ struct Evaluation {
     double stepTime = 0;
     /// The search's objective: what its dynamic programmes minimise, the per-op figures summed (each
     /// background collective hidden behind its own op's compute), and for a pipeline the schedule over
-    /// those sums. Equal to stepTime with overlap off.
+    /// those sums. Equal to stepTime with overlap off and no pipeline.
     double objective = 0;
     double computeTime = 0;        ///< compute, as fast as alone
     double slowdownTime = 0;       ///< compute lost to communication running beside it (DeviceSpec::overlapSlowdown)

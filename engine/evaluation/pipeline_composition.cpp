@@ -1,5 +1,6 @@
 #include "engine/evaluation/pipeline_composition.h"
 
+#include "engine/evaluation/schedule_composition.h"
 #include "engine/evaluation/step_passes.h"
 #include "engine/pipeline/pipeline_cost.h"
 
@@ -175,13 +176,16 @@ void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e, Co
     // The search's objective: each stage's ops summed, each collective behind its own op's compute.
     e.objective = schedule();
     e.stepTime = e.objective;
-    if (composition == Composition::Streams && settings.overlap) {
-        for (std::size_t s = 0; s < pipe.stages.size(); ++s) {
-            StageReport& st = pipe.stages[s];
-            composeStage(model, e, stageOps[s], forwardTransfer[s], st, stepComm[s]);
-            st.stepWork = st.optimizer + stepComm[s];
-        }
-        e.stepTime = schedule();
+    if (composition == Composition::Streams) {
+        // The stages' figures per micro-batch as the streams compose them; the step unit by unit.
+        if (settings.overlap)
+            for (std::size_t s = 0; s < pipe.stages.size(); ++s) {
+                StageReport& st = pipe.stages[s];
+                composeStage(model, e, stageOps[s], forwardTransfer[s], st, stepComm[s]);
+                st.stepWork = st.optimizer + stepComm[s];
+            }
+        schedule();
+        e.stepTime = composeSchedule(model, plan, e);
     }
     pipe.bubbleFraction = fill / (busy + fill);
     const StageReport& slow = pipe.stages[std::size_t(pipe.slowest)];

@@ -13,8 +13,8 @@ StepPasses stepPasses(const CostModel& model, const std::vector<OpReport>& perOp
     StepPasses p;
     p.forward.resize(n);
     p.backward.resize(n);
-    p.firstGather.assign(n, 0.0);
-    p.lastReduce.assign(n, 0.0);
+    p.firstGather.assign(n, LinkWork{});
+    p.lastReduce.assign(n, LinkWork{});
     p.lastReduceBytes.assign(n, 0.0);
     p.bucketBytes = model.settings().bucketBytes;
     for (std::size_t i = 0; i < order.size(); ++i) {
@@ -28,22 +28,23 @@ StepPasses stepPasses(const CostModel& model, const std::vector<OpReport>& perOp
         double busiest = -1;
         for (const CollectiveCost& c : r.collectives) {
             const double exposed = c.time - c.hidden;
+            const LinkWork work{c.time, c.latency};
             switch (streamOf(c)) {
             case Stream::Gather:
                 if (c.phase == Phase::Step) {
-                    p.firstGather[i] += c.time;
+                    p.firstGather[i] += work;
                 } else {
                     PassOp& op = c.phase == Phase::Forward ? f : b;
-                    op.gather += c.time;
+                    op.gather += work;
                     op.gatherBytes += c.bytes;
                 }
                 break;
             case Stream::Reduce:
                 if (c.phase == Phase::Step) {
-                    p.lastReduce[n - 1 - i] += c.time;
+                    p.lastReduce[n - 1 - i] += work;
                     p.lastReduceBytes[n - 1 - i] += c.bytes;
                 } else {
-                    b.reduce += c.time;
+                    b.reduce += work;
                 }
                 break;
             case Stream::Tensor:

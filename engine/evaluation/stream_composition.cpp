@@ -14,20 +14,25 @@ namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
+} // namespace
+
 /// One link level's background collectives in flight: the gather and the reduce stream each serve
-/// their queue in order and share the level's bandwidth equally while both have work (the
-/// simulator's fluid model, event_engine.h).
-class Link {
+/// their queue in order; a collective first waits out its latency, which no other transfer slows,
+/// then moves its bytes, sharing the level's bandwidth equally with the other stream's collective
+/// while both move bytes (the simulator's fluid model, event_engine.h).
+class StreamLink {
 public:
     enum Stream { Gather = 0, Reduce = 1 };
 
-    /// Queues `seconds` of work on `stream` at `at` (never before an earlier arrival); returns its ticket.
-    std::size_t enqueue(Stream stream, double seconds, double at) {
+    /// Queues `work` on `stream` at `at` (never before an earlier arrival); returns its ticket.
+    std::size_t enqueue(Stream stream, LinkWork work, double at) {
         advance(at);
         const std::size_t id = done_.size();
         done_.push_back(-1);
-        queue_[stream].push_back({id, seconds});
-        left_[stream] += seconds;
+        const double latency = std::min(work.latency, work.seconds);
+        queue_[stream].push_back(Job{id, latency, work.seconds - latency});
+        latency_[stream] += latency;
+        bytes_[stream] += work.seconds - latency;
         return id;
     }
     /// When the work of ticket `id` is done, with no arrivals before then.
@@ -36,8 +41,18 @@ public:
             step(kNever);
         return done_[id];
     }
-    /// When everything queued is done, with no more arrivals (the level is never idle meanwhile).
-    double drained() const { return clock_ + left_[0] + left_[1]; }
+    /// When everything queued will be done, with no more arrivals, at the least (exact when one
+    /// stream has work): what compute beside it is slowed for.
+    double drained() const {
+        return clock_ + std::max({latency_[0] + bytes_[0], latency_[1] + bytes_[1], bytes_[0] + bytes_[1]});
+    }
+    /// When everything queued will be done, with no more arrivals.
+    double finished() const {
+        StreamLink rest = *this;
+        while (!(rest.queue_[0].empty() && rest.queue_[1].empty()))
+            rest.step(kNever);
+        return std::max(rest.clock_, clock_);
+    }
     /// Moves the state to `t` (at least).
     void advance(double t) {
         while (clock_ < t && !(queue_[0].empty() && queue_[1].empty()))
@@ -45,64 +60,89 @@ public:
         clock_ = std::max(clock_, t);
     }
     /// Work left per stream.
-    std::array<double, 2> left() const { return {std::max(0.0, left_[0]), std::max(0.0, left_[1])}; }
+    std::array<double, 2> left() const {
+        return {std::max(0.0, latency_[0] + bytes_[0]), std::max(0.0, latency_[1] + bytes_[1])};
+    }
     /// Shifts the clock by `dt` (cycles skipped because they repeat).
     void shift(double dt) { clock_ += dt; }
 
 private:
-    /// Serves the heads until one finishes or `until` comes.
+    struct Job {
+        std::size_t id;
+        double latency; ///< seconds of latency left
+        double bytes;   ///< seconds of bytes left, alone on the level
+    };
+
+    /// Serves the heads until one changes phase or `until` comes.
     void step(double until) {
-        const int busy = (queue_[0].empty() ? 0 : 1) + (queue_[1].empty() ? 0 : 1);
-        const double rate = 1.0 / busy;
-        std::array<double, 2> finish{kNever, kNever};
+        int moving = 0; // heads moving bytes
+        for (const auto& q : queue_)
+            moving += !q.empty() && q.front().latency <= 0 ? 1 : 0;
+        std::array<double, 2> change{kNever, kNever};
         for (int s = 0; s < 2; ++s)
-            if (!queue_[s].empty())
-                finish[std::size_t(s)] = queue_[s].front().second / rate;
-        const double next = std::min(finish[0], finish[1]);
-        if (until - clock_ < next) {
-            for (int s = 0; s < 2; ++s)
-                if (!queue_[s].empty()) {
-                    queue_[s].front().second -= (until - clock_) * rate;
-                    left_[s] -= (until - clock_) * rate;
-                }
-            clock_ = until;
-            return;
-        }
-        clock_ += next;
+            if (!queue_[s].empty()) {
+                const Job& j = queue_[s].front();
+                change[std::size_t(s)] = j.latency > 0 ? j.latency : j.bytes * moving;
+            }
+        const double next = std::min(change[0], change[1]);
+        const double dt = std::min(next, until - clock_);
+        clock_ += dt;
         for (int s = 0; s < 2; ++s) {
             auto& q = queue_[s];
             if (q.empty())
                 continue;
-            if (finish[std::size_t(s)] <= next * (1 + 1e-12)) {
-                left_[s] -= q.front().second;
-                done_[q.front().first] = clock_;
+            Job& j = q.front();
+            const bool due = dt >= next && change[std::size_t(s)] <= next * (1 + 1e-12);
+            if (j.latency > 0) {
+                const double spent = due ? j.latency : dt;
+                j.latency -= spent;
+                latency_[s] -= spent;
+                if (due)
+                    j.latency = 0;
+            } else {
+                const double moved = due ? j.bytes : dt / moving;
+                j.bytes -= moved;
+                bytes_[s] -= moved;
+                if (due)
+                    j.bytes = 0;
+            }
+            if (j.latency <= 0 && j.bytes <= 0) {
+                done_[j.id] = clock_;
                 q.pop_front();
                 if (q.empty())
-                    left_[s] = 0; // no rounding left behind
-            } else {
-                q.front().second -= next * rate;
-                left_[s] -= next * rate;
+                    latency_[s] = bytes_[s] = 0; // no rounding left behind
             }
         }
     }
 
     double clock_ = 0;
-    std::deque<std::pair<std::size_t, double>> queue_[2]; ///< per stream: (ticket, seconds left)
-    double left_[2] = {0, 0};                            ///< per stream: seconds left in all
-    std::vector<double> done_;                           ///< per ticket: when done, or -1
+    std::deque<Job> queue_[2];      ///< per stream, in order
+    double latency_[2] = {0, 0};    ///< per stream: seconds of latency left in all
+    double bytes_[2] = {0, 0};      ///< per stream: seconds of bytes left in all
+    std::vector<double> done_;      ///< per ticket: when done, or -1
 };
 
 /// The clocks of one timeline while passes are composed: the compute stream and the links.
-struct Clocks {
+struct StageClocks {
     double t = 0;
-    std::vector<Link> links;
+    std::vector<StreamLink> links;
     double compute = 0, blocking = 0;
+    double lead = 0;    ///< of the last pass run, from its start to its first compute (waiting for gathers)
+    double plain = 0;   ///< of the last pass run, the compute seconds at full rate
+    double sending = 0; ///< when the pipeline stream's sends are done (StageComposer::send())
 
-    /// When every link has drained.
+    /// When every link has drained and the sends are done, at the least (StreamLink::drained()).
     double drained() const {
-        double most = 0;
-        for (const Link& l : links)
+        double most = sending;
+        for (const StreamLink& l : links)
             most = std::max(most, l.drained());
+        return most;
+    }
+    /// When every link has drained and the sends are done.
+    double finished() const {
+        double most = sending;
+        for (const StreamLink& l : links)
+            most = std::max(most, l.finished());
         return most;
     }
 };
@@ -110,26 +150,26 @@ struct Clocks {
 /// The once-per-step collectives a pass adds: gathers per op, and reductions per op with their bytes,
 /// issued in buckets.
 struct PassExtras {
-    const std::vector<double>* gather = nullptr;
-    const std::vector<double>* reduce = nullptr;
+    const std::vector<LinkWork>* gather = nullptr;
+    const std::vector<LinkWork>* reduce = nullptr;
     const std::vector<double>* reduceBytes = nullptr;
     double bucket = 0;
 };
 
 /// One pass's ops with what its prefetch reads, made once and run once per micro-batch.
-class Pass {
+class PassRunner {
 public:
-    Pass(const std::vector<PassOp>& ops, double workspace)
+    PassRunner(const std::vector<PassOp>& ops, double workspace)
         : ops_(ops), workspace_(workspace), bytes_(ops.size()), working_(ops.size()), ticket_(ops.size()),
           firstTicket_(ops.size()) {
         for (std::size_t k = 0; k < ops.size(); ++k) {
-            bytes_[k] = ops[k].gather > 0 ? std::max(ops[k].gatherBytes, 1.0) : 0.0;
+            bytes_[k] = ops[k].gather.seconds > 0 ? std::max(ops[k].gatherBytes, 1.0) : 0.0;
             working_[k] = ops[k].working;
         }
     }
 
-    /// Runs the pass from `c` with `extras`.
-    void run(const PassExtras& extras, double slowdown, Clocks& c) {
+    /// Runs the pass from `c` with `extras`, no compute before `notBefore`.
+    void run(const PassExtras& extras, double slowdown, StageClocks& c, double notBefore = -kNever) {
         constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
         const std::vector<PassOp>& ops = ops_;
         std::fill(ticket_.begin(), ticket_.end(), kNone);
@@ -137,11 +177,15 @@ public:
         // The once-per-step gathers are all queued at the start, in the order the pass uses them.
         if (extras.gather)
             for (std::size_t k = 0; k < ops.size(); ++k)
-                if ((*extras.gather)[k] > 0)
-                    firstTicket_[k] = c.links[ops[k].level].enqueue(Link::Gather, (*extras.gather)[k], c.t);
+                if ((*extras.gather)[k].seconds > 0)
+                    firstTicket_[k] = c.links[ops[k].level].enqueue(StreamLink::Gather, (*extras.gather)[k], c.t);
         GatherPrefetch prefetch(bytes_, working_, workspace_);
         const double stretch = 1 + slowdown;
-        double bucketSeconds = 0, bucketBytes = 0, computeEnd = c.t;
+        const double passStart = c.t;
+        c.lead = -1;
+        c.plain = 0;
+        LinkWork bucket;
+        double bucketBytes = 0, computeEnd = c.t;
         std::size_t bucketLevel = 0;
         for (std::size_t k = 0; k < ops.size(); ++k) {
             const PassOp& op = ops[k];
@@ -149,37 +193,41 @@ public:
             // holds; each is issued when the compute before it has ended.
             const GatherPrefetch::Issue issue = prefetch.at(k);
             if (issue.own)
-                ticket_[k] = c.links[op.level].enqueue(Link::Gather, op.gather, computeEnd);
+                ticket_[k] = c.links[op.level].enqueue(StreamLink::Gather, op.gather, computeEnd);
             for (std::size_t i = issue.first; i < issue.last; ++i) {
                 const std::size_t j = prefetch.gathers()[i];
-                ticket_[j] = c.links[ops[j].level].enqueue(Link::Gather, ops[j].gather, computeEnd);
+                ticket_[j] = c.links[ops[j].level].enqueue(StreamLink::Gather, ops[j].gather, computeEnd);
             }
-            double start = c.t + op.before;
+            double start = std::max(c.t + op.before, notBefore);
             if (firstTicket_[k] != kNone)
                 start = std::max(start, c.links[op.level].completion(firstTicket_[k]));
             if (ticket_[k] != kNone)
                 start = std::max(start, c.links[op.level].completion(ticket_[k]));
+            if (c.lead < 0 && op.work > 0)
+                c.lead = std::max(0.0, start - op.before - passStart);
             // Compute runs slower while a link still has work queued.
             const double busy = c.drained();
-            double duration = op.work;
-            if (slowdown > 0 && busy > start)
-                duration += std::min(busy - start, op.work * stretch) * slowdown / stretch;
+            const double slowed = busy > start ? std::min(busy - start, op.work * stretch) / stretch : 0.0;
+            const double duration = op.work + slowed * slowdown;
+            c.plain += op.work - slowed;
             c.compute += duration;
             c.blocking += op.before + op.after;
             computeEnd = start + duration;
             c.t = computeEnd + op.after;
-            if (op.reduce > 0)
-                c.links[op.level].enqueue(Link::Reduce, op.reduce, computeEnd);
-            if (extras.reduce && (*extras.reduce)[k] > 0) {
-                bucketSeconds += (*extras.reduce)[k];
+            if (op.reduce.seconds > 0)
+                c.links[op.level].enqueue(StreamLink::Reduce, op.reduce, computeEnd);
+            if (extras.reduce && (*extras.reduce)[k].seconds > 0) {
+                bucket += (*extras.reduce)[k];
                 bucketBytes += (*extras.reduceBytes)[k];
                 bucketLevel = op.level;
             }
-            if (bucketSeconds > 0 && (bucketBytes >= extras.bucket || k + 1 == ops.size())) {
-                c.links[bucketLevel].enqueue(Link::Reduce, bucketSeconds, computeEnd);
-                bucketSeconds = bucketBytes = 0;
+            if (bucket.seconds > 0 && (bucketBytes >= extras.bucket || k + 1 == ops.size())) {
+                c.links[bucketLevel].enqueue(StreamLink::Reduce, bucket, computeEnd);
+                bucket = LinkWork{};
+                bucketBytes = 0;
             }
         }
+        c.lead = std::max(0.0, c.lead);
     }
 
 private:
@@ -189,10 +237,12 @@ private:
     std::vector<std::size_t> ticket_, firstTicket_;
 };
 
+namespace {
+
 /// The links' work left per stream once they have caught up with the compute clock.
-std::vector<double> backlog(Clocks& c) {
+std::vector<double> backlog(StageClocks& c) {
     std::vector<double> out;
-    for (Link& l : c.links) {
+    for (StreamLink& l : c.links) {
         l.advance(c.t);
         const auto left = l.left();
         out.insert(out.end(), left.begin(), left.end());
@@ -212,29 +262,27 @@ ComposedStep serial(const StepPasses& p, int m) {
     auto sum = [&](const std::vector<PassOp>& ops) {
         for (const PassOp& op : ops) {
             out.computeTime += m * op.work;
-            out.blockingTime += m * (op.before + op.after + op.gather + op.reduce);
+            out.blockingTime += m * (op.before + op.after + op.gather.seconds + op.reduce.seconds);
         }
     };
     sum(p.forward);
     sum(p.backward);
-    for (double g : p.firstGather)
-        out.blockingTime += g;
-    for (double r : p.lastReduce)
-        out.blockingTime += r;
+    for (const LinkWork& g : p.firstGather)
+        out.blockingTime += g.seconds;
+    for (const LinkWork& r : p.lastReduce)
+        out.blockingTime += r.seconds;
     out.stepTime = out.computeTime + out.blockingTime + p.optimizer;
     return out;
 }
 
 } // namespace
 
-namespace {
-
 /// A micro-batch's two passes, ready to run.
-struct Cycle {
-    Pass forward, backward;
-    explicit Cycle(const StepPasses& p) : forward(p.forward, p.workspace), backward(p.backward, p.workspace) {}
+struct PassPair {
+    PassRunner forward, backward;
+    explicit PassPair(const StepPasses& p) : forward(p.forward, p.workspace), backward(p.backward, p.workspace) {}
     /// Runs one micro-batch; returns its figures.
-    ComposedCycle run(const PassExtras& first, const PassExtras& last, double slowdown, Clocks& c) {
+    ComposedCycle run(const PassExtras& first, const PassExtras& last, double slowdown, StageClocks& c) {
         const double start = c.t, compute = c.compute;
         forward.run(first, slowdown, c);
         const double middle = c.t, forwardCompute = c.compute;
@@ -243,12 +291,10 @@ struct Cycle {
     }
 };
 
-} // namespace
-
 ComposedCycle composeCycle(const StepPasses& p, std::size_t levels, double slowdown) {
-    Clocks c;
+    StageClocks c;
     c.links.resize(std::max<std::size_t>(levels, 1));
-    Cycle passes(p);
+    PassPair passes(p);
     const PassExtras none;
     ComposedCycle cycle;
     std::vector<double> before = backlog(c);
@@ -262,12 +308,104 @@ ComposedCycle composeCycle(const StepPasses& p, std::size_t levels, double slowd
     return cycle;
 }
 
+/// One chunk of a stage: its passes ready to run, its steady passes and the links after each.
+struct StageComposer::Chunk {
+    StepPasses passes;
+    PassPair cycle;
+    PassTime forward, backward;
+    StageClocks afterForward, afterBackward; ///< the links after a steady forward, a steady backward
+    explicit Chunk(StepPasses p) : passes(std::move(p)), cycle(passes) {}
+};
+
+StageComposer::StageComposer(std::size_t levels, double slowdown)
+    : levels_(std::max<std::size_t>(levels, 1)), slowdown_(slowdown), links_(std::make_unique<StageClocks>()) {
+    links_->links.resize(levels_);
+}
+
+StageComposer::~StageComposer() = default;
+StageComposer::StageComposer(StageComposer&&) noexcept = default;
+
+int StageComposer::addChunk(StepPasses passes) {
+    auto chunk = std::make_unique<Chunk>(std::move(passes));
+    StageClocks c;
+    c.links.resize(levels_);
+    const PassExtras none;
+    std::vector<double> before = backlog(c);
+    for (int i = 0; i < 16; ++i) {
+        double start = c.t;
+        chunk->cycle.forward.run(none, slowdown_, c);
+        chunk->forward = PassTime{c.t - start, c.lead, c.plain};
+        chunk->afterForward = c;
+        start = c.t;
+        chunk->cycle.backward.run(none, slowdown_, c);
+        chunk->backward = PassTime{c.t - start, c.lead, c.plain};
+        chunk->afterBackward = c;
+        std::vector<double> after = backlog(c);
+        if (same(after, before))
+            break;
+        before = std::move(after);
+    }
+    chunks_.push_back(std::move(chunk));
+    return int(chunks_.size()) - 1;
+}
+
+PassTime StageComposer::steady(int chunk, bool forward) const {
+    const Chunk& c = *chunks_[std::size_t(chunk)];
+    return forward ? c.forward : c.backward;
+}
+
+double StageComposer::run(int chunk, bool forward, bool first, bool last, double free, double arrived) {
+    Chunk& ch = *chunks_[std::size_t(chunk)];
+    StageClocks& c = *links_;
+    for (StreamLink& l : c.links)
+        l.advance(free); // idle until then: the links work on
+    c.t = std::max(c.t, free);
+    const PassExtras extras = forward && first ? PassExtras{&ch.passes.firstGather, nullptr, nullptr, 0}
+                              : !forward && last
+                                  ? PassExtras{nullptr, &ch.passes.lastReduce, &ch.passes.lastReduceBytes, ch.passes.bucketBytes}
+                                  : PassExtras{};
+    (forward ? ch.cycle.forward : ch.cycle.backward).run(extras, slowdown_, c, arrived);
+    return c.t;
+}
+
+double StageComposer::skip(int chunk, bool forward, double free, double arrived) {
+    const Chunk& ch = *chunks_[std::size_t(chunk)];
+    const PassTime pass = forward ? ch.forward : ch.backward;
+    const double computing = std::max(free + pass.lead, arrived);
+    // Compute that ran at full rate in the steady pass is slowed beside the stage's sends.
+    const double stretch = 1 + slowdown_;
+    const double besideSends = std::min(std::max(0.0, links_->sending - computing) / stretch, pass.plain);
+    const double end = computing + pass.length - pass.lead + besideSends * slowdown_;
+    // The links as a steady pass of this chunk leaves them.
+    StageClocks c = forward ? ch.afterForward : ch.afterBackward;
+    backlog(c);
+    for (StreamLink& l : c.links)
+        l.shift(end - c.t);
+    c.t = end;
+    c.sending = links_->sending;
+    *links_ = std::move(c);
+    return end;
+}
+
+void StageComposer::send(double at, double seconds) { links_->sending = std::max(links_->sending, at) + seconds; }
+
+double StageComposer::sent() const { return links_->sending; }
+
+double StageComposer::drained() const { return links_->finished(); }
+
+double StageComposer::optimizer() const {
+    double total = 0;
+    for (const auto& c : chunks_)
+        total += c->passes.optimizer;
+    return total;
+}
+
 ComposedStep composeStep(const StepPasses& p, int m, std::size_t levels, bool overlap, double slowdown) {
     if (!overlap)
         return serial(p, m);
-    Clocks c;
+    StageClocks c;
     c.links.resize(std::max<std::size_t>(levels, 1));
-    Cycle passes(p);
+    PassPair passes(p);
     const PassExtras none;
     const PassExtras firstForward{&p.firstGather, nullptr, nullptr, 0};
     const PassExtras lastBackward{nullptr, &p.lastReduce, &p.lastReduceBytes, p.bucketBytes};
@@ -287,7 +425,7 @@ ComposedStep composeStep(const StepPasses& p, int m, std::size_t levels, bool ov
                 c.compute += repeats * (c.compute - compute);
                 c.blocking += repeats * (c.blocking - blocking);
                 c.t += repeats * length;
-                for (Link& l : c.links)
+                for (StreamLink& l : c.links)
                     l.shift(repeats * length);
                 mb += repeats;
             }
@@ -298,7 +436,7 @@ ComposedStep composeStep(const StepPasses& p, int m, std::size_t levels, bool ov
     out.computeTime = c.compute;
     out.blockingTime = c.blocking;
     // The optimizer waits for every reduction.
-    out.stepTime = std::max(c.t, c.drained()) + p.optimizer;
+    out.stepTime = std::max(c.t, c.finished()) + p.optimizer;
     return out;
 }
 
