@@ -1,0 +1,39 @@
+// One clock (docs/DESIGN.md, Overlap): on every plan the benchmark searches return and on every
+// registry baseline on their meshes (published batches, 8 to 16,384 GPUs, pipelines interleaved or
+// not, ZeRO 0-3), with overlap on and off, the analytic step the search ranks by agrees with the
+// simulated step the user sees within 3%.
+
+#include <QTest>
+// Qt first: moc cannot parse <concepts> unless Qt headers came before.
+
+#include "engine/bench/one_clock.h"
+
+#include <algorithm>
+
+using namespace shardscope;
+
+class TestOneClock : public QObject {
+    Q_OBJECT
+private slots:
+    void analyticAndSimulatedStepsAgree() {
+        const std::vector<bench::ClockRow> rows = bench::oneClockWalk({});
+        QVERIFY(rows.size() > 300);
+        QVERIFY(std::any_of(rows.begin(), rows.end(), [](const bench::ClockRow& r) { return !r.overlap; }));
+        QVERIFY(std::any_of(rows.begin(), rows.end(),
+                            [](const bench::ClockRow& r) { return r.mesh.find("pipe=") != std::string::npos; }));
+        const auto worst = std::max_element(rows.begin(), rows.end(), [](const bench::ClockRow& a, const bench::ClockRow& b) {
+            return a.disagreement() < b.disagreement();
+        });
+        qInfo("worst of %zu plans: %s, %s on %s, overlap %s: analytic %.6g s, simulated %.6g s", rows.size(),
+              worst->scenario.c_str(), worst->plan.c_str(), worst->mesh.c_str(), worst->overlap ? "on" : "off",
+              worst->analytic, worst->simulated);
+        for (const bench::ClockRow& r : rows)
+            QVERIFY2(r.disagreement() <= 0.03,
+                     qPrintable(QString::fromStdString(r.scenario + ", " + r.plan + " on " + r.mesh + (r.overlap ? ", overlap on: " : ", overlap off: ") +
+                                                       "analytic " + std::to_string(r.analytic) + " s, simulated " +
+                                                       std::to_string(r.simulated) + " s")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestOneClock)
+#include "tst_one_clock.moc"
