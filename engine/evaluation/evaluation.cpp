@@ -145,7 +145,7 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     e->peakMemory = e->memory.sum() + e->buffers;
     e->feasible = e->peakMemory <= e->memoryCapacity;
     if (plan.pipeline.active())
-        composePipeline(model, plan, *e, composition);
+        composePipeline(model, plan, *e, composition, detail);
     if (!e->feasible)
         e->overflow = overflowMessage(*e, g);
     return e;

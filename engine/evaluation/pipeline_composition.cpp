@@ -72,7 +72,8 @@ void addStageTransfers(const CostModel& model, const Plan& plan, Evaluation& e) 
     }
 }
 
-void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e, Composition composition) {
+void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e, Composition composition,
+                     EvaluationDetail detail) {
     const Graph& g = model.graph();
     const PipelineLayout& layout = plan.pipeline;
     const StepSettings& settings = model.settings();
@@ -177,8 +178,9 @@ void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e, Co
     e.objective = schedule();
     e.stepTime = e.objective;
     if (composition == Composition::Streams) {
-        // The stages' figures per micro-batch as the streams compose them; the step unit by unit.
-        if (settings.overlap)
+        // The stages' figures per micro-batch as the streams compose them (for the report: a score
+        // reads the step alone); the step unit by unit.
+        if (settings.overlap && detail == EvaluationDetail::Full)
             for (std::size_t s = 0; s < pipe.stages.size(); ++s) {
                 StageReport& st = pipe.stages[s];
                 composeStage(model, e, stageOps[s], forwardTransfer[s], st, stepComm[s]);

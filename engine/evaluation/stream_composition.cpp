@@ -65,10 +65,25 @@ public:
     }
     /// Shifts the clock by `dt` (cycles skipped because they repeat).
     void shift(double dt) { clock_ += dt; }
+    /// Takes `other`'s queued work and clock, shifted by `dt`, each stream's as one collective of its
+    /// latency and bytes left (the middle of a long schedule, where only how much is left matters);
+    /// nothing waits on it.
+    void adopt(const StreamLink& other, double dt) {
+        for (int s = 0; s < 2; ++s) {
+            queue_[s].clear();
+            latency_[s] = other.latency_[s];
+            bytes_[s] = other.bytes_[s];
+            if (!other.queue_[s].empty())
+                queue_[s].push_back(Job{kUntracked, latency_[s], bytes_[s]});
+        }
+        clock_ = other.clock_ + dt;
+    }
 
 private:
+    static constexpr std::size_t kUntracked = std::numeric_limits<std::size_t>::max();
+
     struct Job {
-        std::size_t id;
+        std::size_t id; ///< its ticket, or kUntracked
         double latency; ///< seconds of latency left
         double bytes;   ///< seconds of bytes left, alone on the level
     };
@@ -107,7 +122,8 @@ private:
                     j.bytes = 0;
             }
             if (j.latency <= 0 && j.bytes <= 0) {
-                done_[j.id] = clock_;
+                if (j.id != kUntracked)
+                    done_[j.id] = clock_;
                 q.pop_front();
                 if (q.empty())
                     latency_[s] = bytes_[s] = 0; // no rounding left behind
@@ -313,12 +329,17 @@ struct StageComposer::Chunk {
     StepPasses passes;
     PassPair cycle;
     PassTime forward, backward;
-    StageClocks afterForward, afterBackward; ///< the links after a steady forward, a steady backward
+    StageClocks afterForward, afterBackward; ///< the links at the end of a steady forward, a steady backward
     explicit Chunk(StepPasses p) : passes(std::move(p)), cycle(passes) {}
 };
 
 StageComposer::StageComposer(std::size_t levels, double slowdown)
     : levels_(std::max<std::size_t>(levels, 1)), slowdown_(slowdown), links_(std::make_unique<StageClocks>()) {
+    links_->links.resize(levels_);
+}
+
+void StageComposer::restart() {
+    links_ = std::make_unique<StageClocks>();
     links_->links.resize(levels_);
 }
 
@@ -336,10 +357,12 @@ int StageComposer::addChunk(StepPasses passes) {
         chunk->cycle.forward.run(none, slowdown_, c);
         chunk->forward = PassTime{c.t - start, c.lead, c.plain};
         chunk->afterForward = c;
+        backlog(chunk->afterForward);
         start = c.t;
         chunk->cycle.backward.run(none, slowdown_, c);
         chunk->backward = PassTime{c.t - start, c.lead, c.plain};
         chunk->afterBackward = c;
+        backlog(chunk->afterBackward);
         std::vector<double> after = backlog(c);
         if (same(after, before))
             break;
@@ -377,13 +400,10 @@ double StageComposer::skip(int chunk, bool forward, double free, double arrived)
     const double besideSends = std::min(std::max(0.0, links_->sending - computing) / stretch, pass.plain);
     const double end = computing + pass.length - pass.lead + besideSends * slowdown_;
     // The links as a steady pass of this chunk leaves them.
-    StageClocks c = forward ? ch.afterForward : ch.afterBackward;
-    backlog(c);
-    for (StreamLink& l : c.links)
-        l.shift(end - c.t);
-    c.t = end;
-    c.sending = links_->sending;
-    *links_ = std::move(c);
+    const StageClocks& after = forward ? ch.afterForward : ch.afterBackward;
+    for (std::size_t l = 0; l < levels_; ++l)
+        links_->links[l].adopt(after.links[l], end - after.t);
+    links_->t = end;
     return end;
 }
 

@@ -111,6 +111,8 @@ public:
     ~StageComposer();
     StageComposer(StageComposer&&) noexcept;
 
+    /// Starts the stage's step again: links idle and empty, nothing sent; the chunks stay.
+    void restart();
     /// Adds a model chunk of the stage whose ops are `passes`; returns its index.
     int addChunk(StepPasses passes);
     /// The steady forward (`forward`) or backward pass of chunk `chunk`.
