@@ -180,11 +180,12 @@ double composeSchedule(const CostModel& model, const Plan& plan, const Evaluatio
         return step;
     };
     // Past the fill, every further micro-batch (P of them, interleaved) adds the same steady stretch
-    // to the step: a long schedule is run at two lengths in its steady state and extended in a line
-    // (within 0.4% of running it whole on the benchmark plans).
+    // to the step: with overlap (whose passes are dearer to run) a long schedule is run at two lengths
+    // in its steady state and extended in a line (within 0.4% of running it whole on the benchmark
+    // plans); without, it is run whole, the simulator's step exactly.
     const int period = settings.schedule == Schedule::Interleaved ? P : 1;
     const int longer = (std::max(4 * P + 8, 32) + period - 1) / period * period + period;
-    if (m <= longer)
+    if (!overlap || m <= longer)
         return runUnits(m);
     const double atLonger = runUnits(longer);
     const double perPeriod = atLonger - runUnits(longer - period);

@@ -65,18 +65,27 @@ public:
     }
     /// Shifts the clock by `dt` (cycles skipped because they repeat).
     void shift(double dt) { clock_ += dt; }
-    /// Takes `other`'s queued work and clock, shifted by `dt`, each stream's as one collective of its
-    /// latency and bytes left (the middle of a long schedule, where only how much is left matters);
-    /// nothing waits on it.
-    void adopt(const StreamLink& other, double dt) {
+    /// What is queued, per stream as one collective of its latency and bytes left, and the clock.
+    struct Backlog {
+        double clock = 0;
+        std::array<double, 2> latency{0, 0}, bytes{0, 0};
+        std::array<bool, 2> queued{false, false};
+    };
+    /// The link's backlog now.
+    Backlog backlog() const {
+        return Backlog{clock_, {latency_[0], latency_[1]}, {bytes_[0], bytes_[1]}, {!queue_[0].empty(), !queue_[1].empty()}};
+    }
+    /// Takes `b` as its queued work (the middle of a long schedule, where only how much is left
+    /// matters), its clock shifted by `dt`; nothing waits on it.
+    void adopt(const Backlog& b, double dt) {
         for (int s = 0; s < 2; ++s) {
             queue_[s].clear();
-            latency_[s] = other.latency_[s];
-            bytes_[s] = other.bytes_[s];
-            if (!other.queue_[s].empty())
+            latency_[s] = b.latency[std::size_t(s)];
+            bytes_[s] = b.bytes[std::size_t(s)];
+            if (b.queued[std::size_t(s)])
                 queue_[s].push_back(Job{kUntracked, latency_[s], bytes_[s]});
         }
-        clock_ = other.clock_ + dt;
+        clock_ = b.clock + dt;
     }
 
 private:
@@ -161,6 +170,12 @@ struct StageClocks {
             most = std::max(most, l.finished());
         return most;
     }
+};
+
+/// The links' backlogs when a pass ended, and when it ended.
+struct SteadyLinks {
+    std::vector<StreamLink::Backlog> links;
+    double t = 0;
 };
 
 /// The once-per-step collectives a pass adds: gathers per op, and reductions per op with their bytes,
@@ -329,9 +344,24 @@ struct StageComposer::Chunk {
     StepPasses passes;
     PassPair cycle;
     PassTime forward, backward;
-    StageClocks afterForward, afterBackward; ///< the links at the end of a steady forward, a steady backward
+    SteadyLinks afterForward, afterBackward; ///< the links at the end of a steady forward, a steady backward
     explicit Chunk(StepPasses p) : passes(std::move(p)), cycle(passes) {}
 };
+
+namespace {
+
+/// The links of `c` once they have caught up with its compute clock.
+SteadyLinks steadyOf(StageClocks& c) {
+    SteadyLinks out;
+    out.t = c.t;
+    for (StreamLink& l : c.links) {
+        l.advance(c.t);
+        out.links.push_back(l.backlog());
+    }
+    return out;
+}
+
+} // namespace
 
 StageComposer::StageComposer(std::size_t levels, double slowdown)
     : levels_(std::max<std::size_t>(levels, 1)), slowdown_(slowdown), links_(std::make_unique<StageClocks>()) {
@@ -356,13 +386,11 @@ int StageComposer::addChunk(StepPasses passes) {
         double start = c.t;
         chunk->cycle.forward.run(none, slowdown_, c);
         chunk->forward = PassTime{c.t - start, c.lead, c.plain};
-        chunk->afterForward = c;
-        backlog(chunk->afterForward);
+        chunk->afterForward = steadyOf(c);
         start = c.t;
         chunk->cycle.backward.run(none, slowdown_, c);
         chunk->backward = PassTime{c.t - start, c.lead, c.plain};
-        chunk->afterBackward = c;
-        backlog(chunk->afterBackward);
+        chunk->afterBackward = steadyOf(c);
         std::vector<double> after = backlog(c);
         if (same(after, before))
             break;
@@ -400,7 +428,7 @@ double StageComposer::skip(int chunk, bool forward, double free, double arrived)
     const double besideSends = std::min(std::max(0.0, links_->sending - computing) / stretch, pass.plain);
     const double end = computing + pass.length - pass.lead + besideSends * slowdown_;
     // The links as a steady pass of this chunk leaves them.
-    const StageClocks& after = forward ? ch.afterForward : ch.afterBackward;
+    const SteadyLinks& after = forward ? ch.afterForward : ch.afterBackward;
     for (std::size_t l = 0; l < levels_; ++l)
         links_->links[l].adopt(after.links[l], end - after.t);
     links_->t = end;
