@@ -73,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent, int searchThreads)
     addToolBar(Qt::TopToolBarArea, searchBar_);
 
     stepLabel_ = new QLabel(this);
+    stepLabel_->setObjectName(QStringLiteral("stepLabel"));
     memoryLabel_ = new QLabel(this);
     fitLabel_ = new QLabel(this);
     pipelineLabel_ = new QLabel(this);

@@ -1,8 +1,12 @@
 // The window on every shape of mesh, offscreen: one data axis, three axes (data, seq, model), a
-// pipelined mesh, and a branchy graph from a text fixture. On each, every view agrees with the
-// evaluation (graph nodes, ops table, inspector, cluster groups, timeline devices, stages), every
-// view draws something, and a search on the mesh keeps it and shows the search's own evaluation.
+// pipelined mesh (also with ZeRO-3 and sequence parallelism), and a branchy graph from a text
+// fixture. On each, every view agrees with the evaluation (graph nodes, ops table, inspector, cluster
+// groups, timeline devices, stages), the status bar and the timeline show the same simulated step,
+// every view draws something, and a search on the mesh keeps it and shows the search's own
+// evaluation.
 
+#include <QLabel>
+#include <QRegularExpression>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -39,6 +43,8 @@ private slots:
                                     << QStringLiteral("megatron-sp") << 1;
         QTest::newRow("pipelined") << QStringLiteral("gpt8") << QStringLiteral("pipe=2,data=2,model=2")
                                    << QStringLiteral("megatron") << 2;
+        QTest::newRow("pipelined, ZeRO-3, tensor-parallel")
+            << QStringLiteral("gpt8") << QStringLiteral("pipe=2,data=2,model=2") << QStringLiteral("megatron-sp+zero3") << 2;
         QTest::newRow("branchy fixture") << QStringLiteral("fixture:branchy") << QStringLiteral("data=2,seq=2,model=2")
                                          << QStringLiteral("dp") << 1;
     }
@@ -116,6 +122,16 @@ private slots:
             QVERIFY(table);
             QCOMPARE(table->rowCount(), stages);
         }
+        // One clock: the status bar and the timeline show the same step, the simulated one.
+        const auto* stepLabel = w.findChild<QLabel*>(QStringLiteral("stepLabel"));
+        const auto* timelineSummary = w.timelinePanel()->findChild<QLabel*>(QStringLiteral("timelineSummary"));
+        QVERIFY(stepLabel && timelineSummary);
+        const QRegularExpression step(QStringLiteral("^[Ss]tep ([0-9.]+ [a-z]+)"));
+        const QRegularExpressionMatch inStatus = step.match(stepLabel->text());
+        const QRegularExpressionMatch inTimeline = step.match(timelineSummary->text());
+        QVERIFY2(inStatus.hasMatch() && inTimeline.hasMatch(), qPrintable(stepLabel->text() + QStringLiteral(" | ") + timelineSummary->text()));
+        QCOMPARE(inStatus.captured(1), inTimeline.captured(1));
+        QVERIFY(stepLabel->text().contains(QStringLiteral("(simulated)")));
         for (const char* view : {"graph", "cluster", "timeline"}) {
             QWidget* panel = w.showPanel(QString::fromLatin1(view));
             QVERIFY(waitSettled(w));

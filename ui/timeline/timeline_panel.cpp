@@ -36,6 +36,7 @@ TimelinePanel::TimelinePanel(Session* session, QWidget* parent) : QWidget(parent
     fit->setToolTip(tr("Show the whole step (F)"));
     fit->setAutoRaise(true);
     summary_ = new QLabel(this);
+    summary_->setObjectName(QStringLiteral("timelineSummary"));
     bar->addWidget(overlap_);
     bar->addWidget(bucket_);
     bar->addWidget(fit);
