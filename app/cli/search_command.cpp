@@ -60,7 +60,8 @@ int runSearch(const CliOptions& options, std::ostream& out) {
                                 {"microbatches", result->plan.settings.microbatches},
                                 {"schedule", std::string(scheduleName(result->plan.settings.schedule))},
                                 {"virtual_stages", result->plan.settings.virtualStages}};
-        j["combinations"] = {{"solved", rep.combinationsSolved}, {"pruned", rep.combinationsPruned}};
+        j["combinations"] = {{"solved", rep.combinationsSolved}, {"pruned", rep.combinationsPruned},
+                             {"plans_bounded", rep.plansBounded}};
         j["fit_advice"] = rep.fitAdvice;
         j["optimality_gap"] = rep.optimalityGap ? nlohmann::json(*rep.optimalityGap) : nlohmann::json(nullptr);
         j["search_time_s"] = rep.searchSeconds;
@@ -71,7 +72,8 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         nlohmann::json meshes = nlohmann::json::array();
         for (const MeshTried& m : rep.meshesTried)
             meshes.push_back({{"mesh", m.mesh.toString()}, {"schedule", m.schedule},
-                              {"analytic_step_time_s", m.stepTime}, {"feasible", m.feasible}});
+                              {"analytic_step_time_s", m.stepTime}, {"feasible", m.feasible},
+                              {"lower_bound", m.lowerBound}});
         j["meshes_tried"] = meshes;
         j["folded_blocks"] = {{"blocks", rep.foldedBlocks}, {"ops_per_block", rep.opsPerBlock}};
         j["notes"] = rep.notes;
@@ -82,11 +84,13 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     }
     out << "search     " << rep.chosenBy() << " in " << formatSeconds(rep.searchSeconds) << ", "
         << formatCount(rep.statesExplored) << " states, " << rep.combinationsSolved << " settings combinations solved, "
-        << rep.combinationsPruned << " pruned, " << rep.finalistsSimulated << " finalists simulated\n";
+        << rep.combinationsPruned << " pruned, " << rep.plansBounded << " plans bounded, "
+        << rep.finalistsSimulated << " finalists simulated\n";
     out << "  analytic step of each mesh's best plan (the search's estimate):\n";
     for (const MeshTried& m : rep.meshesTried)
         out << "  mesh " << m.mesh.toString() << (m.schedule.empty() ? "" : " " + m.schedule) << ": "
-            << formatSeconds(m.stepTime) << (m.feasible ? "" : " (does not fit)")
+            << (m.lowerBound ? "at least " : "") << formatSeconds(m.stepTime)
+            << (m.feasible ? "" : " (does not fit)") << (m.lowerBound ? " (lower bound: cannot win)" : "")
             << "\n";
     if (rep.foldedBlocks > 0)
         out << "  folded " << rep.foldedBlocks << " repeated blocks of " << rep.opsPerBlock << " ops\n";

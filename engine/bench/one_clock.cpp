@@ -4,6 +4,7 @@
 #include "engine/bench/bench_suite.h"
 
 #include "engine/evaluation/evaluation.h"
+#include "engine/evaluation/schedule_bound.h"
 #include "engine/plans/baselines.h"
 #include "engine/search/search.h"
 #include "engine/sim/simulator.h"
@@ -26,7 +27,9 @@ ClockRow clocks(const std::string& scenario, const std::string& name, const std:
     row.plan = name;
     row.mesh = plan.mesh.toString();
     row.overlap = on;
-    row.analytic = evaluate(model, plan, nullptr, EvaluationDetail::Score)->stepTime;
+    const auto e = evaluate(model, plan, nullptr, EvaluationDetail::Score);
+    row.analytic = e->stepTime;
+    row.lowerBound = stepLowerBound(model, plan, *e);
     row.simulated = simulate(model, plan, SimOptions{on})->stepTime;
     return row;
 }

@@ -17,6 +17,7 @@ struct ClockRow {
     bool overlap = true;
     double analytic = 0;      ///< evaluate()'s step time
     double simulated = 0;     ///< simulate()'s step time
+    double lowerBound = 0;    ///< stepLowerBound(): what the search prunes with, at most analytic
 
     /// |analytic - simulated| / simulated.
     double disagreement() const;

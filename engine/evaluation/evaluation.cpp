@@ -1,6 +1,7 @@
 #include "engine/evaluation/evaluation.h"
 
 #include "engine/evaluation/pipeline_composition.h"
+#include "engine/evaluation/schedule_bound.h"
 #include "engine/evaluation/step_passes.h"
 #include "engine/util/units.h"
 
@@ -55,7 +56,7 @@ std::string overflowMessage(const Evaluation& e, const Graph& g) {
 } // namespace
 
 std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded,
-                                          EvaluationDetail detail, Composition composition) {
+                                          EvaluationDetail detail, Composition composition, double cutoff) {
     const bool full = detail == EvaluationDetail::Full;
     const Graph& g = model.graph();
     // With `folded`, an op of block 2 or later costs what its twin in block 1 costs.
@@ -64,7 +65,8 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     e->planName = plan.name;
     e->mesh = model.mesh();
     e->devices = model.mesh().deviceCount();
-    e->paramsTotal = g.parameterCount();
+    if (full)
+        e->paramsTotal = g.parameterCount();
     e->memoryCapacity = model.cluster().device.memoryBytes;
     const int m = model.settings().microbatches;
     e->perOp.resize(g.ops().size());
@@ -134,7 +136,12 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     }
     e->stepTime = e->computeTime + e->slowdownTime + e->exposedCommTime + e->optimizerTime;
     e->objective = e->stepTime;
-    if (composition == Composition::Streams && model.settings().overlap && !plan.pipeline.active()) {
+    const bool composed = composition == Composition::Streams && model.settings().overlap && !plan.pipeline.active();
+    const double lower = composed && !std::isinf(cutoff) ? stepLowerBound(model, plan, *e) : 0.0;
+    if (composed && lower >= cutoff) {
+        e->stepTime = lower;
+        e->stepIsBound = true;
+    } else if (composed) {
         // The streams run beside each other across ops: composed, not summed per op.
         const ComposedStep step = composeStep(stepPasses(model, e->perOp, g.topoOrder()), m,
                                               model.comm().levelCount(), true, model.cluster().device.overlapSlowdown);
@@ -145,8 +152,8 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     e->peakMemory = e->memory.sum() + e->buffers;
     e->feasible = e->peakMemory <= e->memoryCapacity;
     if (plan.pipeline.active())
-        composePipeline(model, plan, *e, composition, detail);
-    if (!e->feasible)
+        composePipeline(model, plan, *e, composition, detail, cutoff);
+    if (!e->feasible && full)
         e->overflow = overflowMessage(*e, g);
     return e;
 }

@@ -6,6 +6,7 @@
 #include "engine/pipeline/pipeline_report.h"
 #include "engine/plans/plan.h"
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +69,9 @@ struct Evaluation {
     double peakMemory = 0;
     double memoryCapacity = 0;
     bool feasible = true;
+    /// Set when the evaluation was asked for within a cutoff and its step's lower bound
+    /// (schedule_bound.h) already reached it: stepTime is then that bound, not the composed step.
+    bool stepIsBound = false;
     std::string overflow;          ///< when infeasible: what overflows, with the largest contributors
     double commBytesPerDevice = 0; ///< bytes each device sends per step
     std::vector<OpReport> perOp;   ///< indexed by OpId; an op's collectives include the resharding into it
@@ -78,8 +82,8 @@ struct Evaluation {
     PipelineReport pipeline;
 };
 
-/// What an evaluation fills: everything, or only what a score needs (no strategy texts, perEdge or
-/// flopsPerStep).
+/// What an evaluation fills: everything, or only what a score needs (no strategy texts, perEdge,
+/// flopsPerStep, paramsTotal or overflow message).
 enum class EvaluationDetail { Full, Score };
 /// How the step time is composed from the per-op figures: by the streams' rules (the analytic step),
 /// or as the search's objective (stepTime = objective: for the search's cut profiles and its tests).
@@ -88,10 +92,12 @@ enum class Composition { Streams, Objective };
 /// Evaluates `plan` under `model`. Assumes plan.verify(model.graph()) is empty and the plan's mesh and
 /// settings are those of `model`. With `folded`, the plan must give every op of blocks 2.. the
 /// strategy of its twin in block 1 (searches' folded plans do): those ops and the edges into blocks
-/// 3.. are then priced once, not once per block.
+/// 3.. are then priced once, not once per block. A plan whose step's lower bound is at least `cutoff`
+/// (a search's best step so far) is not composed: see Evaluation::stepIsBound.
 std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan,
                                           const RepeatedBlocks* folded = nullptr,
                                           EvaluationDetail detail = EvaluationDetail::Full,
-                                          Composition composition = Composition::Streams);
+                                          Composition composition = Composition::Streams,
+                                          double cutoff = std::numeric_limits<double>::infinity());
 
 } // namespace shardscope

@@ -1,10 +1,12 @@
 #include "engine/evaluation/pipeline_composition.h"
 
+#include "engine/evaluation/schedule_bound.h"
 #include "engine/evaluation/schedule_composition.h"
 #include "engine/evaluation/step_passes.h"
 #include "engine/pipeline/pipeline_cost.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace shardscope {
@@ -73,7 +75,7 @@ void addStageTransfers(const CostModel& model, const Plan& plan, Evaluation& e) 
 }
 
 void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e, Composition composition,
-                     EvaluationDetail detail) {
+                     EvaluationDetail detail, double cutoff) {
     const Graph& g = model.graph();
     const PipelineLayout& layout = plan.pipeline;
     const StepSettings& settings = model.settings();
@@ -187,7 +189,9 @@ void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e, Co
                 st.stepWork = st.optimizer + stepComm[s];
             }
         schedule();
-        e.stepTime = composeSchedule(model, plan, e);
+        const double lower = std::isinf(cutoff) ? 0.0 : stepLowerBound(model, plan, e);
+        e.stepIsBound = lower >= cutoff;
+        e.stepTime = e.stepIsBound ? lower : composeSchedule(model, plan, e);
     }
     pipe.bubbleFraction = fill / (busy + fill);
     const StageReport& slow = pipe.stages[std::size_t(pipe.slowest)];

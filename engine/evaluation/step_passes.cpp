@@ -7,6 +7,35 @@
 
 namespace shardscope {
 
+namespace {
+
+/// Places tensor-stream collective `c` (blocking) around its op's forward `f` and backward `b`.
+void addBlocking(const CollectiveCost& c, double m, PassOp& f, PassOp& b) {
+    const double exposed = c.time - c.hidden;
+    if (c.purpose == CommPurpose::Resharding && c.phase == Phase::Forward) {
+        // Once before the forward; again before the recomputation when it is recomputed.
+        const double perMicrobatch = std::max(1.0, std::round(c.count / m));
+        f.before += exposed;
+        b.before += (perMicrobatch - 1) * exposed;
+    } else if (c.purpose == CommPurpose::Statistics) {
+        (c.phase == Phase::Forward ? f.after : b.after) += exposed;
+    } else if (c.phase == Phase::Forward) {
+        f.before += exposed; // a halo before the compute
+    } else {
+        b.after += exposed;  // the gradient's resharding, re-gathers, backward halos
+    }
+}
+
+} // namespace
+
+ComputePath computePath(const OpReport& r, double m) {
+    PassOp f, b;
+    for (const CollectiveCost& c : r.collectives)
+        if (streamOf(c) == Stream::Tensor)
+            addBlocking(c, m, f, b);
+    return {f.before + r.forwardTime / m + f.after, b.before + (r.backwardTime + r.recomputeTime) / m + b.after};
+}
+
 StepPasses stepPasses(const CostModel& model, const std::vector<OpReport>& perOp, const std::vector<OpId>& order) {
     const double m = model.settings().microbatches;
     const std::size_t n = order.size();
@@ -27,7 +56,6 @@ StepPasses stepPasses(const CostModel& model, const std::vector<OpReport>& perOp
         p.workspace = std::max(p.workspace, r.transient);
         double busiest = -1;
         for (const CollectiveCost& c : r.collectives) {
-            const double exposed = c.time - c.hidden;
             const LinkWork work{c.time, c.latency};
             switch (streamOf(c)) {
             case Stream::Gather:
@@ -48,18 +76,7 @@ StepPasses stepPasses(const CostModel& model, const std::vector<OpReport>& perOp
                 }
                 break;
             case Stream::Tensor:
-                if (c.purpose == CommPurpose::Resharding && c.phase == Phase::Forward) {
-                    // Once before the forward; again before the recomputation when it is recomputed.
-                    const double perMicrobatch = std::max(1.0, std::round(c.count / m));
-                    f.before += exposed;
-                    b.before += (perMicrobatch - 1) * exposed;
-                } else if (c.purpose == CommPurpose::Statistics) {
-                    (c.phase == Phase::Forward ? f.after : b.after) += exposed;
-                } else if (c.phase == Phase::Forward) {
-                    f.before += exposed; // a halo before the compute
-                } else {
-                    b.after += exposed;  // the gradient's resharding, re-gathers, backward halos
-                }
+                addBlocking(c, m, f, b);
                 break;
             case Stream::Pipeline:
             case Stream::Compute:

@@ -17,4 +17,13 @@ namespace shardscope {
 /// Stage transfers are left out (the pipeline composition prices them).
 StepPasses stepPasses(const CostModel& model, const std::vector<OpReport>& perOp, const std::vector<OpId>& order);
 
+/// One op's seconds per micro-batch on the compute stream as stepPasses() lays them out: its forward
+/// and its backward (recomputation included), each with its blocking collectives.
+struct ComputePath {
+    double forward = 0, backward = 0;
+};
+
+/// `r`'s compute-stream seconds per micro-batch of `microbatches` (ComputePath).
+ComputePath computePath(const OpReport& r, double microbatches);
+
 } // namespace shardscope

@@ -67,11 +67,22 @@ void MeshSearch::floor() {
                     // too (Megatron's balanced cut when that is no faster).
                     Score score;
                     if (c.layout.active()) {
-                        Scored scored = scoreCut(c, plan);
+                        Scored scored = scoreCut(c, plan, false);
+                        if (scored.bounded) {
+                            // Its schedule's lower bound cannot win: a bound for the settings it dominates.
+                            recordBounded(scored);
+                            bounds.emplace_back(s, scored.fastest);
+                            continue;
+                        }
                         score = scored.score;
                         plan.pipeline = std::move(scored.layout);
                     } else {
-                        score = scorePlan(*c.model, plan, c.graph->folded());
+                        score = scorePlan(*c.model, plan, c.graph->folded(), cutoff());
+                        if (score.bounded) {
+                            recordBounded(Scored{score, c.layout, score.stepTime, true});
+                            bounds.emplace_back(s, score.stepTime);
+                            continue;
+                        }
                     }
                     bounds.emplace_back(s, score.stepTime);
                     if (score.feasible)

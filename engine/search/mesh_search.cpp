@@ -3,6 +3,7 @@
 #include "engine/cluster/cluster.h"
 #include "engine/cost/cost_model.h"
 #include "engine/evaluation/evaluation.h"
+#include "engine/evaluation/schedule_bound.h"
 #include "engine/pipeline/pipeline_layout.h"
 #include "engine/search/stage_cuts.h"
 #include "engine/search/local_search.h"
@@ -194,12 +195,19 @@ Plan MeshSearch::planOf(const Combo& c, const std::vector<int>& choice, const Pi
     return plan;
 }
 
-MeshSearch::Scored MeshSearch::scoreCut(const Combo& c, Plan plan) const {
-    const auto e = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
-    Scored out{Score{e->stepTime, e->peakMemory, e->feasible}, plan.pipeline, e->stepTime};
+double MeshSearch::cutoff() const {
+    return std::min(ownBestFeasible_, bound_.bestFeasible() * (1 + 1e-9));
+}
+
+MeshSearch::Scored MeshSearch::scoreCut(const Combo& c, Plan plan, bool exact) const {
+    const double within = exact ? std::numeric_limits<double>::infinity() : cutoff();
+    const auto e = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score, Composition::Streams, within);
+    Scored out{Score{e->stepTime, e->peakMemory, e->feasible}, plan.pipeline, e->stepTime, e->stepIsBound};
     if (!in_.stageCut.empty())
         return out; // the request fixed the cut
-    if (e->feasible) {
+    if (e->stepIsBound && cannotWin(anyCutLowerBound(*c.model, plan, *e)))
+        return out; // no cut of these strategies can win
+    if (e->feasible && !e->stepIsBound) {
         // No cut runs the stages faster than perfectly balanced: m sum/P + (sum - sum/P)/V'. When that
         // cannot win, or the stages are balanced already, no cut is worth choosing.
         double sum = 0, most = 0;
@@ -219,20 +227,25 @@ MeshSearch::Scored MeshSearch::scoreCut(const Combo& c, Plan plan) const {
     if (!cut || !cutGains(profile, plan.pipeline.chunkBlocks, *cut, plan.pipeline.stages, c.settings, capacity_))
         return out; // no gain the evaluation could confirm
     plan.pipeline = makePipelineLayout(*c.graph->graph, *c.blocks, plan.pipeline.stages, plan.pipeline.virtualStages, *cut);
-    const auto recut = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score);
+    const auto recut = evaluate(*c.model, plan, c.graph->folded(), EvaluationDetail::Score, Composition::Streams, within);
+    const double fastest = std::min(out.fastest, recut->stepTime);
+    if (recut->stepIsBound) {
+        // The new cut cannot win: neither can the first one when it is bounded too.
+        out.fastest = fastest;
+        return out;
+    }
     // Taken when it is faster, or fits where the first cut does not. A cut that only overflows less
     // but runs slower is not: the combination's bounds (searchBounds_, sweeps) read its time.
     const Score score{recut->stepTime, recut->peakMemory, recut->feasible};
-    const double fastest = std::min(out.fastest, score.stepTime);
-    if (preferred(score, out.score) && (score.feasible || score.stepTime <= out.score.stepTime))
-        out = Scored{score, plan.pipeline, fastest};
+    if (out.bounded || (preferred(score, out.score) && (score.feasible || score.stepTime <= out.score.stepTime)))
+        out = Scored{score, plan.pipeline, fastest, false};
     out.fastest = fastest;
     return out;
 }
 
 MeshSearch::Scored MeshSearch::scoreOf(const Combo& c, const std::vector<int>& choice) const {
     if (c.layout.active())
-        return scoreCut(c, planOf(c, choice, c.layout));
+        return scoreCut(c, planOf(c, choice, c.layout), true);
     const SearchProblem& p = *c.problem;
     // With overlap the streams compose across ops: the evaluation's step, not the tables' sum.
     const double time = c.settings.overlap ? scorePlan(*c.model, planOf(c, choice, c.layout), c.graph->folded()).stepTime
@@ -256,6 +269,12 @@ void MeshSearch::considerChoice(const Combo& c, const std::vector<int>& choice, 
     out.graph = c.graph;
     out.solver = c.solver;
     best_ = std::move(out);
+}
+
+void MeshSearch::recordBounded(const Scored& scored) {
+    ++bounded_;
+    double& least = scored.score.feasible ? boundedStep_ : boundedOverflowStep_;
+    least = std::min(least, scored.fastest);
 }
 
 void MeshSearch::recordFit(double stepTime) {

@@ -113,6 +113,13 @@ public:
     /// Combinations solved, and pruned without a solve.
     int solved() const { return solved_; }
     int pruned() const { return pruned_; }
+    /// Plans whose steps were not composed: their lower bounds (schedule_bound.h) could not win.
+    int bounded() const { return bounded_; }
+    /// The least lower bound of those that fit (infinity when none): when best() does not fit or is
+    /// slower, the mesh's fastest plan that fits is at least this slow.
+    double boundedStep() const { return boundedStep_; }
+    /// The least lower bound of those that do not fit (infinity when none).
+    double boundedOverflowStep() const { return boundedOverflowStep_; }
 
 private:
     /// One settings combination on this mesh: its graph, cost model and (while needed) its tables.
@@ -143,21 +150,30 @@ private:
         Score score;
         PipelineLayout layout;  ///< the combination's, or the cut chosen for the choice
         double fastest = 0;     ///< the least step time over the cuts evaluated, fitting or not
+        /// Set when no step was composed: every cut's lower bound (schedule_bound.h) showed it cannot
+        /// win. score.stepTime and fastest then only bound the step from below.
+        bool bounded = false;
     };
     /// The plan of `choice` in combination `c` with the stage cut `layout`.
     Plan planOf(const Combo& c, const std::vector<int>& choice, const PipelineLayout& layout) const;
     /// `plan` (pipelined, of combination `c`) evaluated in full on its cut and, unless the request
-    /// fixed the cut, on the cut chooseStageCut() finds for it: the better of the two.
-    Scored scoreCut(const Combo& c, Plan plan) const;
+    /// fixed the cut, on the cut chooseStageCut() finds for it: the better of the two. Unless `exact`,
+    /// a cut whose schedule's lower bound cannot win is not composed (Scored::bounded).
+    Scored scoreCut(const Combo& c, Plan plan, bool exact) const;
     /// The step time, peak and fit of `choice` in combination `c`. Pipelined: evaluated in full, on
     /// the combination's cut and, unless the request fixed the cut, on the cut chooseStageCut() finds
-    /// for the choice (the faster of the two).
+    /// for the choice (the faster of the two). Always composed: a solve's step bounds the settings it
+    /// dominates and the combinations that share its edges (explore()), more tightly than a bound.
     Scored scoreOf(const Combo& c, const std::vector<int>& choice) const;
+    /// The step below which a plan's step is worth composing: the best plan that fits so far.
+    double cutoff() const;
     /// Records a solver's choice: its fit (recordFit()), and its plan only when it is preferred to
     /// the best so far.
     void considerChoice(const Combo& c, const std::vector<int>& choice, const Scored& scored);
     /// Records a plan that fits: the shared bound and this mesh's best.
     void recordFit(double stepTime);
+    /// Counts a plan that was only bounded (Scored::bounded) and keeps the least bound.
+    void recordBounded(const Scored& scored);
     bool dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const;
     /// True when another ZeRO stage of the same recomputation and micro-batches, with its tables
     /// built already, is at least as fast and small for every choice (SearchProblem::noBetterThan),
@@ -192,6 +208,9 @@ private:
     double states_ = 0;
     int foldedBlocks_ = 0, opsPerBlock_ = 0;
     int solved_ = 0, pruned_ = 0, sweeps_ = 0, dualPruned_ = 0;
+    int bounded_ = 0;                                            ///< plans not composed (bounded())
+    double boundedStep_ = std::numeric_limits<double>::infinity();
+    double boundedOverflowStep_ = std::numeric_limits<double>::infinity();
     bool inexact_ = false;                                       ///< some solve was not exact
     double sweptBound_ = std::numeric_limits<double>::infinity(); ///< min over swept combos of their best dual
     bool cancelled_ = false;

@@ -12,12 +12,12 @@ bool preferred(const Score& a, const Score& b) {
     return a.feasible ? a.stepTime < b.stepTime : a.peakMemory < b.peakMemory;
 }
 
-Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded) {
+Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded, double cutoff) {
     if (plan.pipeline.active() || model.settings().overlap) {
         // Stages compose by the schedule and streams run beside each other across ops, not by sums:
         // the evaluation itself.
-        const auto e = evaluate(model, plan, folded, EvaluationDetail::Score);
-        return Score{e->stepTime, e->peakMemory, e->feasible};
+        const auto e = evaluate(model, plan, folded, EvaluationDetail::Score, Composition::Streams, cutoff);
+        return Score{e->stepTime, e->peakMemory, e->feasible, e->stepIsBound};
     }
     // Blocks are numbered from 0. Ops of block b >= 2 repeat block 1, so block 1's ops count L-1 times.
     // An edge into block b >= 3 repeats the edge into block 2 (both come from a copy of block 1), so

@@ -44,13 +44,13 @@ bool pinsRepeat(const RepeatedBlocks& blocks, const std::vector<std::optional<St
     return true;
 }
 
-/// Runs `work(i)` for i in [0, n) on `threads` threads, the highest i first (the most model-parallel
-/// meshes tend to fit, which lets the others prune).
-void onPool(std::size_t n, int threads, const std::function<void(std::size_t)>& work) {
+/// Runs `work(order[k])` for every k on `threads` threads, in that order as far as threads allow.
+void onPool(const std::vector<std::size_t>& order, int threads, const std::function<void(std::size_t)>& work) {
+    const std::size_t n = order.size();
     std::atomic<std::size_t> next{0};
     auto worker = [&] {
         for (std::size_t k = next++; k < n; k = next++)
-            work(n - 1 - k);
+            work(order[k]);
     };
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t count = std::min<std::size_t>(n, threads > 0 ? std::size_t(threads) : hw);
@@ -254,8 +254,18 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         in.progress = [&report, i](double f) { report(i, f); };
         searches[i] = std::make_unique<MeshSearch>(meshes[i], std::move(in), bound);
     }
+    // The most model-parallel meshes first (they tend to fit, which lets the others prune); the floor
+    // prices the meshes without a pipe axis first: their baselines cost no schedule to compose and bound
+    // the pipelined ones, whose schedules are then composed only where they could win.
+    std::vector<std::size_t> order(meshes.size()), floorOrder;
+    for (std::size_t k = 0; k < meshes.size(); ++k)
+        order[k] = meshes.size() - 1 - k;
+    for (bool pipelined : {false, true})
+        for (std::size_t i : order)
+            if ((meshes[i].pipelineStages() > 1) == pipelined)
+                floorOrder.push_back(i);
     auto pass = [&](void (MeshSearch::*step)()) {
-        onPool(meshes.size(), r.threads, [&](std::size_t i) {
+        onPool(step == &MeshSearch::floor ? floorOrder : order, r.threads, [&](std::size_t i) {
             if (!errors[i].empty() || (sameAs[i] && step != &MeshSearch::floor))
                 return;
             try {
@@ -303,10 +313,17 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
                 best = i;
             continue;
         }
+        rep.plansBounded += s.bounded();
+        const std::string schedule = meshes[i].pipelineStages() > 1 ? scheduleLabel(bases[i]) : std::string();
+        const bool boundedFits = s.boundedStep() < std::numeric_limits<double>::infinity();
+        if (boundedFits && (!s.best() || !s.best()->score.feasible || s.boundedStep() < s.best()->score.stepTime))
+            rep.meshesTried.push_back({meshes[i], s.boundedStep(), true, schedule, true});
+        else if (s.best())
+            rep.meshesTried.push_back({meshes[i], s.best()->score.stepTime, s.best()->score.feasible, schedule});
+        else if (s.boundedOverflowStep() < std::numeric_limits<double>::infinity())
+            rep.meshesTried.push_back({meshes[i], s.boundedOverflowStep(), false, schedule, true});
         if (!s.best())
             continue;
-        rep.meshesTried.push_back({meshes[i], s.best()->score.stepTime, s.best()->score.feasible,
-                                  meshes[i].pipelineStages() > 1 ? scheduleLabel(bases[i]) : std::string()});
         if (!best || preferred(s.best()->score, searches[*best]->best()->score))
             best = i;
     }

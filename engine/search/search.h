@@ -53,6 +53,10 @@ struct MeshTried {
     double stepTime = 0;
     bool feasible = false;
     std::string schedule;      ///< pipelined meshes: "1f1b", "interleaved x 3"; else empty
+    /// Set when the mesh's fastest plans had their steps only bounded, not composed (the bounds could
+    /// not beat a plan found elsewhere): stepTime is then the least of those bounds (of plans that
+    /// fit when any does).
+    bool lowerBound = false;
 };
 
 /// How the search went.
@@ -66,6 +70,7 @@ struct SearchReport {
     double statesExplored = 0;
     int combinationsSolved = 0;        ///< (mesh, settings) combinations solved, memory sweeps included
     int combinationsPruned = 0;        ///< skipped by bounds or dominance
+    int plansBounded = 0;              ///< plans whose step was not composed: its lower bound could not win
     std::vector<MeshTried> meshesTried;
     int foldedBlocks = 0;              ///< tapas: repeated blocks folded
     int opsPerBlock = 0;

@@ -27,6 +27,16 @@ private slots:
         qInfo("worst of %zu plans: %s, %s on %s, overlap %s: analytic %.6g s, simulated %.6g s", rows.size(),
               worst->scenario.c_str(), worst->plan.c_str(), worst->mesh.c_str(), worst->overlap ? "on" : "off",
               worst->analytic, worst->simulated);
+        // The search skips composing plans by their lower bound: it must never exceed the step.
+        double tightest = 0;
+        for (const bench::ClockRow& r : rows) {
+            QVERIFY2(r.lowerBound > 0 && r.lowerBound <= r.analytic * (1 + 1e-9),
+                     qPrintable(QString::fromStdString(r.scenario + ", " + r.plan + " on " + r.mesh + ": lower bound " +
+                                                       std::to_string(r.lowerBound) + " s above the step " +
+                                                       std::to_string(r.analytic) + " s")));
+            tightest = std::max(tightest, r.lowerBound / r.analytic);
+        }
+        qInfo("lower bounds: at most %.4g of the step", tightest);
         for (const bench::ClockRow& r : rows)
             QVERIFY2(r.disagreement() <= 0.03,
                      qPrintable(QString::fromStdString(r.scenario + ", " + r.plan + " on " + r.mesh + (r.overlap ? ", overlap on: " : ", overlap off: ") +

@@ -9,6 +9,7 @@
 #include "engine/builders/builders.h"
 #include "engine/cluster/cluster_presets.h"
 #include "engine/evaluation/evaluation.h"
+#include "engine/evaluation/schedule_bound.h"
 #include "engine/pipeline/schedule_order.h"
 #include "engine/plans/baselines.h"
 #include "engine/sim/simulator.h"
@@ -168,6 +169,52 @@ private slots:
             near(st.transferBytes, bytes * ((s < P - 1) + (s > 0)), "bytes sent");
         }
         near(e->stepTime, e->computeTime + e->exposedCommTime + e->optimizerTime + e->bubbleTime, "parts");
+    }
+    void lowerBoundsByHand() {
+        // The bound the search prunes with (schedule_bound.h) on 10 layers over pipe=4,data=2, data
+        // parallel (no blocking collectives: a pass is its compute), 8 micro-batches: per stage s,
+        // chunks 0..s-1's forward passes before it, its 8 micro-batches, their backward passes after
+        // it; here no schedule can beat it and every schedule's composed step is at least it.
+        const int P = 4, m = 8;
+        const Graph g = stack(10, 32, m);
+        const Mesh mesh = Mesh::parse("pipe=4,data=2");
+        const Cluster cluster = node(8);
+        for (Schedule sched : {Schedule::GPipe, Schedule::OneFOneB}) {
+            for (bool overlap : {false, true}) {
+                StepSettings settings;
+                settings.microbatches = m;
+                settings.schedule = sched;
+                settings.overlap = overlap;
+                const Plan plan = baselinePlan(g, mesh, "dp", settings);
+                const CostModel model(g, cluster, mesh, plan.settings);
+                const auto e = evaluate(model, plan);
+                std::vector<double> f(P, 0), b(P, 0), opt(P, 0);
+                for (const OpReport& r : e->perOp) {
+                    const int s = plan.pipeline.stageOf(r.op);
+                    f[s] += r.forwardTime / m;
+                    b[s] += (r.backwardTime + r.recomputeTime) / m;
+                    opt[s] += r.optimizerTime;
+                }
+                double bound = 0, before = 0, after = 0, all = 0;
+                for (int s = 0; s < P; ++s) {
+                    bound = std::max(bound, before + m * (f[s] + b[s]) + std::max(opt[s], after + opt[0]));
+                    before += f[s];
+                    after += b[s];
+                    all += f[s] + b[s];
+                }
+                near(stepLowerBound(model, plan, *e), bound, "lower bound");
+                near(anyCutLowerBound(model, plan, *e), m * all / P, "any cut's lower bound");
+                QVERIFY(bound <= e->stepTime);
+                // Cut off at the bound, the schedule is not composed and the step is the bound.
+                const auto cut = evaluate(model, plan, nullptr, EvaluationDetail::Score, Composition::Streams, bound);
+                QVERIFY(cut->stepIsBound);
+                near(cut->stepTime, bound, "bounded step");
+                const auto open = evaluate(model, plan, nullptr, EvaluationDetail::Score, Composition::Streams,
+                                           e->stepTime * 1.01);
+                QVERIFY(!open->stepIsBound);
+                near(open->stepTime, e->stepTime, "composed step");
+            }
+        }
     }
     void schedulesKeepWhatTheyKeep() {
         // Near-balanced stages (a transformer whose embedding and 64-word head are a sliver of a
