@@ -40,6 +40,9 @@ int Cluster::deviceCount() const {
 void Cluster::validate(const std::string& where) const {
     if (levels.empty())
         throw InputError(where + ": field 'levels' is empty");
+    if (levels.size() > std::size_t(kMaxLinkLevels))
+        throw InputError(where + ": field 'levels' has " + std::to_string(levels.size()) + " levels; at most " +
+                         std::to_string(kMaxLinkLevels) + " are supported");
     checkDeviceCount(where);
     if (device.peakFlops.empty())
         throw InputError(where + ": field 'device.peak_flops' is empty");

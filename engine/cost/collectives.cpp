@@ -40,6 +40,18 @@ CommShape CommShape::scaled(double fraction) const {
     return s;
 }
 
+namespace {
+
+/// The cluster's link levels, refused when more than LevelValues holds.
+const std::vector<LinkLevel>& checkedLevels(const Cluster& cluster) {
+    if (cluster.levels.size() > std::size_t(kMaxLinkLevels))
+        throw InputError("cluster '" + cluster.name + "' has " + std::to_string(cluster.levels.size()) +
+                         " link levels; at most " + std::to_string(kMaxLinkLevels) + " are supported");
+    return cluster.levels;
+}
+
+} // namespace
+
 GroupSpan spanOfGroup(const Cluster& cluster, const std::vector<int>& ids) {
     GroupSpan span;
     span.size = static_cast<int>(ids.size());
@@ -60,7 +72,7 @@ GroupSpan spanOfGroup(const Cluster& cluster, const std::vector<int>& ids) {
     return span;
 }
 
-CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : levels_(cluster.levels) {
+CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : levels_(checkedLevels(cluster)) {
     spans_.resize(std::size_t(1) << mesh.rank());
     for (AxisSet set = 0; set < spans_.size(); ++set)
         for (const std::vector<int>& group : mesh.groups(set)) {
@@ -73,7 +85,7 @@ CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : levels_(cluster
         throw InputError("mesh " + mesh.toString() + " has no devices");
 }
 
-CommModel::CommModel(const Cluster& cluster, const Mesh& mesh, int device) : levels_(cluster.levels) {
+CommModel::CommModel(const Cluster& cluster, const Mesh& mesh, int device) : levels_(checkedLevels(cluster)) {
     spans_.resize(std::size_t(1) << mesh.rank());
     for (AxisSet set = 0; set < spans_.size(); ++set) {
         std::vector<int> group;
@@ -114,8 +126,8 @@ CommShape CommModel::shape(CollectiveKind kind, AxisSet axes, double bytes, doub
     return spanShape(slowest(kind, axes, bucket), kind, bucket).scaled(bytes / bucket);
 }
 
-std::vector<double> CommModel::levelShares(const GroupSpan& s, CollectiveKind kind) const {
-    std::vector<double> share(levels_.size(), 0.0);
+LevelValues CommModel::levelShares(const GroupSpan& s, CollectiveKind kind) const {
+    LevelValues share(levels_.size());
     if (!s.aligned || kind == CollectiveKind::SendRecv) {
         share[std::size_t(s.slowestLevel)] = 1;
         return share;
@@ -136,8 +148,8 @@ std::vector<double> CommModel::levelShares(const GroupSpan& s, CollectiveKind ki
     return share;
 }
 
-std::vector<double> CommModel::levelSeconds(const GroupSpan& s, CollectiveKind kind, double sent) const {
-    std::vector<double> t = levelShares(s, kind);
+LevelValues CommModel::levelSeconds(const GroupSpan& s, CollectiveKind kind, double sent) const {
+    LevelValues t = levelShares(s, kind);
     for (std::size_t l = 0; l < t.size(); ++l)
         t[l] = t[l] > 0 ? sent * t[l] / levels_[l].achievedBandwidth() : 0.0;
     return t;
@@ -156,7 +168,7 @@ double CommModel::treeLatency(const GroupSpan& s) const {
 
 CommShape CommModel::spanShape(const GroupSpan& s, CollectiveKind kind, double bytes) const {
     if (s.size <= 1 || bytes <= 0)
-        return CommShape{0, std::vector<double>(levels_.size(), 0.0)};
+        return CommShape{0, LevelValues(levels_.size())};
     const int n = s.size;
     const LinkLevel& outer = levels_[static_cast<std::size_t>(s.slowestLevel)];
     const double hop = outer.latency;
@@ -187,7 +199,7 @@ std::vector<double> CommModel::bytesPerLevel(CollectiveKind kind, AxisSet axes, 
     std::vector<double> out(levels_.size(), 0.0);
     if (s.size <= 1 || bytes <= 0)
         return out;
-    const std::vector<double> share = levelShares(s, kind);
+    const LevelValues share = levelShares(s, kind);
     const double sent = bytesSent(kind, axes, bytes);
     for (std::size_t l = 0; l < out.size(); ++l)
         out[l] = sent * share[l];

@@ -23,6 +23,7 @@
 
 #include "engine/cluster/cluster.h"
 #include "engine/cluster/mesh.h"
+#include "engine/cost/level_values.h"
 
 #include <string_view>
 #include <vector>
@@ -44,7 +45,7 @@ std::string_view collectiveBadge(CollectiveKind k);
 /// and 9.77 ms (HDR), latency 30 x 2.32 us + 15.26 us: 9.85 ms.
 struct CommShape {
     double latency = 0;
-    std::vector<double> levelSeconds; ///< per level, innermost first
+    LevelValues levelSeconds; ///< per level, innermost first
 
     /// Seconds alone: latency + the largest level's.
     double seconds() const;
@@ -106,8 +107,8 @@ private:
     double spanTime(const GroupSpan& s, CollectiveKind kind, double bytes) const { return spanShape(s, kind, bytes).seconds(); }
     CommShape spanShape(const GroupSpan& s, CollectiveKind kind, double bytes) const;
     double treeLatency(const GroupSpan& s) const;
-    std::vector<double> levelShares(const GroupSpan& s, CollectiveKind kind) const;
-    std::vector<double> levelSeconds(const GroupSpan& s, CollectiveKind kind, double sent) const;
+    LevelValues levelShares(const GroupSpan& s, CollectiveKind kind) const;
+    LevelValues levelSeconds(const GroupSpan& s, CollectiveKind kind, double sent) const;
     const GroupSpan& slowest(CollectiveKind kind, AxisSet axes, double bytes) const;
 
     std::vector<LinkLevel> levels_;  ///< the cluster's link levels, innermost first

@@ -367,11 +367,10 @@ void CostModel::hideBehindCompute(OpCost& cost) const {
     const std::size_t levels = comm_.levelCount();
     struct Window {
         double work = 0;
-        std::vector<double> everyMicrobatch, once; ///< per level: seconds hidden
+        LevelValues everyMicrobatch, once; ///< per level: seconds hidden
     };
-    Window forward{cost.forward / m, std::vector<double>(levels, 0.0), std::vector<double>(levels, 0.0)};
-    Window backward{(cost.backward + cost.recompute) / m, std::vector<double>(levels, 0.0),
-                    std::vector<double>(levels, 0.0)};
+    Window forward{cost.forward / m, LevelValues(levels), LevelValues(levels)};
+    Window backward{(cost.backward + cost.recompute) / m, LevelValues(levels), LevelValues(levels)};
     // Collectives that run every micro-batch claim the windows first, then those that run once.
     for (const bool perMicrobatch : {true, false})
         for (CollectiveCost& c : cost.collectives) {

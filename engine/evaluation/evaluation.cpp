@@ -61,6 +61,10 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     const Graph& g = model.graph();
     // With `folded`, an op of block 2 or later costs what its twin in block 1 costs.
     auto twin = [folded](OpId o) { return folded ? folded->twin(o) : o; };
+    // Scoring a folded plan, blocks 3 and later repeat block 2 whole: its ops' costs and the edges into
+    // them (which leave a copy of block 1). Their reports are copied once both are known.
+    const bool copiesBlock2 = !full && folded && folded->count() > 3;
+    auto copied = [&](OpId o) { return copiesBlock2 && folded->blockOf[o.index()] >= 3; };
     auto e = std::make_shared<Evaluation>();
     e->planName = plan.name;
     e->mesh = model.mesh();
@@ -73,6 +77,8 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     for (OpId o : g.topoOrder()) {
         if (full)
             e->flopsPerStep += m * (g.forwardFlops(o) + model.backwardFlops(o));
+        if (copied(o))
+            continue;
         if (twin(o) != o) {
             e->perOp[o.index()] = e->perOp[twin(o).index()];
             e->perOp[o.index()].op = o;
@@ -101,6 +107,8 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     using EdgeKey = std::tuple<std::size_t, std::size_t, std::size_t, std::size_t, bool>;
     std::map<EdgeKey, EdgeCost> repeated;
     for (const Edge& edge : model.edges()) {
+        if (copied(edge.to))
+            continue;
         const bool repeats = twin(edge.to) != edge.to;
         const EdgeKey key{twin(edge.from).index(), twin(edge.to).index(), edge.fromSlot, edge.toInput, edge.parameterShare};
         const auto known = repeats ? repeated.find(key) : repeated.end();
@@ -118,6 +126,13 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
             er.bytesSent += cc.bytesSent * cc.count;
         e->perEdge.push_back(std::move(er));
     }
+    if (copiesBlock2)
+        for (std::size_t b = 3; b < folded->blocks.size(); ++b)
+            for (std::size_t q = 0; q < folded->blocks[b].size(); ++q) {
+                const OpId o = folded->blocks[b][q];
+                e->perOp[o.index()] = e->perOp[folded->blocks[2][q].index()];
+                e->perOp[o.index()].op = o;
+            }
     if (plan.pipeline.active())
         addStageTransfers(model, plan, *e);
     for (OpReport& r : e->perOp) {

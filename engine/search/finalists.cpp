@@ -6,6 +6,20 @@
 
 namespace shardscope {
 
+namespace {
+
+/// True when `a` and `b` run the same step: mesh, settings, stage cut and every op's strategy.
+bool sameStep(const Plan& a, const Plan& b) {
+    if (!(a.mesh == b.mesh && a.settings == b.settings && a.pipeline == b.pipeline && a.ops.size() == b.ops.size()))
+        return false;
+    for (std::size_t o = 0; o < a.ops.size(); ++o)
+        if (!(a.ops[o].strategy == b.ops[o].strategy))
+            return false;
+    return true;
+}
+
+} // namespace
+
 std::optional<SimulatedFinalist> fastestSimulated(const std::vector<const CandidatePlan*>& candidates,
                                                   const CandidatePlan* baseline,
                                                   const std::shared_ptr<const Cluster>& cluster, std::stop_token stop) {
@@ -24,7 +38,8 @@ std::optional<SimulatedFinalist> fastestSimulated(const std::vector<const Candid
         finalists.push_back(c);
     }
     if (baseline && baseline->score.feasible == lead.feasible &&
-        std::none_of(finalists.begin(), finalists.end(), [&](const CandidatePlan* c) { return c == baseline; }))
+        std::none_of(finalists.begin(), finalists.end(),
+                     [&](const CandidatePlan* c) { return c == baseline || sameStep(c->plan, baseline->plan); }))
         finalists.push_back(baseline);
     std::optional<SimulatedFinalist> best;
     double bestTime = 0;
@@ -33,6 +48,10 @@ std::optional<SimulatedFinalist> fastestSimulated(const std::vector<const Candid
         if (stop.stop_requested())
             break;
         const CandidatePlan& c = *finalist;
+        // Its simulated step is at least its analytic one / (1 + kClockAgreement): no faster than the
+        // best simulated so far once the analytic step is that far above it.
+        if (best && c.score.stepTime >= (1 + kClockAgreement) * bestTime)
+            continue;
         const Plan& plan = c.plan;
         const CostModel model(c.graph->graph, cluster, plan.mesh, plan.settings);
         SimOptions options;

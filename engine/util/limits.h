@@ -12,6 +12,10 @@ namespace shardscope {
 /// Devices in a cluster or a mesh: 2^20 (1,048,576).
 constexpr std::int64_t kMaxDevices = std::int64_t(1) << 20;
 
+/// Link levels of a cluster (node, rack or NVLink domain, cluster, ...): per-level figures live in
+/// fixed arrays (LevelValues) on the cost model's hot paths.
+constexpr std::int64_t kMaxLinkLevels = 8;
+
 /// Transformer layers a builder or Hugging Face config may ask for (Llama 3 405B has 126).
 constexpr std::int64_t kMaxLayers = 10000;
 

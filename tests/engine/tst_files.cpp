@@ -122,6 +122,17 @@ private slots:
         } catch (const InputError& e) {
             QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("levels[0].bandwidth")), e.what());
         }
+        // Nine link levels (the eight allowed, and one more of one device each) are refused by name.
+        Cluster deep = c;
+        while (deep.levels.size() < 9)
+            deep.levels.push_back(LinkLevel{"extra", 1, 10e9, 1e-6, 1, 1e-6});
+        try {
+            parseClusterJson(clusterToJson(deep), "deep.cluster.json");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("deep.cluster.json: field 'levels' has 9 levels")),
+                     e.what());
+        }
     }
     void sampleClustersAreThePresets() {
         // samples/clusters/ holds each preset as its cluster file, every figure the same.

@@ -163,6 +163,23 @@ private slots:
         QCOMPARE(folded->stepTime, full->stepTime);
         QCOMPARE(folded->peakMemory, full->peakMemory);
         QCOMPARE(folded->pipeline.bubbleFraction, full->pipeline.bubbleFraction);
+        // Scoring copies blocks 3.. from block 2 whole, op and edge costs: every op's report, and so the
+        // step, as the full evaluation has them; pipelined and not.
+        for (const char* m : {"pipe=2,data=2,model=2", "data=4,model=2"}) {
+            const Mesh on = Mesh::parse(m);
+            const Plan p2 = baselinePlan(g, on, "megatron-sp+zero1", on.pipelineStages() > 1 ? s : StepSettings{});
+            const CostModel priced(g, c, on, p2.settings);
+            const auto whole = evaluate(priced, p2);
+            const auto scored = evaluate(priced, p2, &*blocks, EvaluationDetail::Score);
+            QCOMPARE(scored->stepTime, whole->stepTime);
+            QCOMPARE(scored->peakMemory, whole->peakMemory);
+            for (std::size_t o = 0; o < whole->perOp.size(); ++o) {
+                QCOMPARE(scored->perOp[o].op, whole->perOp[o].op);
+                QCOMPARE(scored->perOp[o].collectives.size(), whole->perOp[o].collectives.size());
+                QCOMPARE(scored->perOp[o].commTime, whole->perOp[o].commTime);
+                QCOMPARE(scored->perOp[o].computeTime, whole->perOp[o].computeTime);
+            }
+        }
     }
     void theSearchCutsWhereTheStagesBalance() {
         // GPT-2's vocabulary makes the head about four layers' work (tst_stage_cuts): on pipe=4 over
