@@ -41,9 +41,10 @@ CostModel::CostModel(std::shared_ptr<const Graph> graphShared, std::shared_ptr<c
         for (TensorId t : op.outputs)
             needsGrad_[t.index()] = any;
     }
-    edges_ = graphEdges(graph);
+    edges_ = std::make_shared<const std::vector<Edge>>(graphEdges(graph));
     units_ = std::make_shared<const RecomputeUnits>(recomputeUnits(graph));
-    saved_ = savedActivations(graph, *units_, settings.recompute, settings.attention, needsGrad_);
+    saved_ = std::make_shared<const SavedActivations>(
+        savedActivations(graph, *units_, settings.recompute, settings.attention, needsGrad_));
     insideCore_.assign(graph.ops().size(), false);
     for (OpId o : graph.topoOrder()) {
         const Op& op = graph.op(o);
@@ -60,8 +61,8 @@ CostModel::CostModel(const CostModel& like, const StepSettings& settings)
       edges_(like.edges_), needsGrad_(like.needsGrad_), units_(like.units_),
       saved_(settings.recompute == like.settings_.recompute && settings.attention == like.settings_.attention
                  ? like.saved_
-                 : savedActivations(*like.graph_, *like.units_, settings.recompute, settings.attention,
-                                    like.needsGrad_)),
+                 : std::make_shared<const SavedActivations>(savedActivations(
+                       *like.graph_, *like.units_, settings.recompute, settings.attention, like.needsGrad_))),
       insideCore_(like.insideCore_) {}
 
 double CostModel::backwardFlops(OpId o) const {
@@ -138,11 +139,11 @@ bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
         return true;
     const std::size_t i = o.index();
     const bool computes = opKindTraits(op.kind).category != OpCategory::Layout;
-    const bool noWorkspace = saved_.workspace[i] == SavedByOp{} && other.saved_.workspace[i] == SavedByOp{};
+    const SavedActivations &mine = *saved_, &theirs = *other.saved_;
+    const bool noWorkspace = mine.workspace[i] == SavedByOp{} && theirs.workspace[i] == SavedByOp{};
     return (!computes || (recomputed(o) == other.recomputed(o) && recomputesCompute(o) == other.recomputesCompute(o))) &&
-           saved_.kept[i] == other.saved_.kept[i] &&
-           (noWorkspace || (saved_.workspace[i] == other.saved_.workspace[i] &&
-                            saved_.workspaceWeight == other.saved_.workspaceWeight));
+           mine.kept[i] == theirs.kept[i] &&
+           (noWorkspace || (mine.workspace[i] == theirs.workspace[i] && mine.workspaceWeight == theirs.workspaceWeight));
 }
 
 double CostModel::savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s) const {
@@ -161,10 +162,11 @@ double CostModel::savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s
 
 void CostModel::addSavedActivations(OpId o, const OpStrategy& s, OpCost& cost) const {
     const std::size_t i = o.index();
-    cost.activationWorkspace = saved_.workspace[i] == SavedByOp{}
+    const SavedActivations& saved = *saved_;
+    cost.activationWorkspace = saved.workspace[i] == SavedByOp{}
                                    ? 0
-                                   : saved_.workspaceWeight * savedBytes(o, saved_.workspace[i], s);
-    cost.memory.activations = savedBytes(o, saved_.kept[i], s) + cost.activationWorkspace;
+                                   : saved.workspaceWeight * savedBytes(o, saved.workspace[i], s);
+    cost.memory.activations = savedBytes(o, saved.kept[i], s) + cost.activationWorkspace;
 }
 
 bool CostModel::keepsProducerSharding(const Edge& e) const {

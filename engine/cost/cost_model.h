@@ -133,10 +133,10 @@ public:
     /// kernel recomputes only the ops whose outputs stay inside the attention core.
     bool recomputesCompute(OpId o) const;
     /// What each op keeps from forward to backward under these settings.
-    const SavedActivations& saved() const { return saved_; }
+    const SavedActivations& saved() const { return *saved_; }
 
     /// Every edge, ordered by consumer in topological order.
-    const std::vector<Edge>& edges() const { return edges_; }
+    const std::vector<Edge>& edges() const { return *edges_; }
     /// Whether tensor `t` receives a gradient in the backward pass.
     bool needsGradient(TensorId t) const { return needsGrad_[t.index()]; }
     /// Backward FLOPs of op `o` for the whole micro-batch: a contraction costs one forward per input
@@ -174,10 +174,10 @@ private:
     Mesh mesh_;
     StepSettings settings_;
     CommModel comm_;
-    std::vector<Edge> edges_;
+    std::shared_ptr<const std::vector<Edge>> edges_;     ///< shared by the settings variants of a model
     std::vector<bool> needsGrad_;
     std::shared_ptr<const RecomputeUnits> units_;
-    SavedActivations saved_;
+    std::shared_ptr<const SavedActivations> saved_;      ///< shared where recomputation and attention agree
     std::vector<bool> insideCore_; ///< attention-core ops read only by attention-core ops
 };
 

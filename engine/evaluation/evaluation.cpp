@@ -151,9 +151,12 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
     }
     e->stepTime = e->computeTime + e->slowdownTime + e->exposedCommTime + e->optimizerTime;
     e->objective = e->stepTime;
+    e->peakMemory = e->memory.sum() + e->buffers;
+    e->feasible = e->peakMemory <= e->memoryCapacity;
     const bool composed = composition == Composition::Streams && model.settings().overlap && !plan.pipeline.active();
     const double lower = composed && !std::isinf(cutoff) ? stepLowerBound(model, plan, *e) : 0.0;
-    if (composed && lower >= cutoff) {
+    // Within a cutoff (the best step that fits), a plan that does not fit cannot be preferred either.
+    if (composed && !std::isinf(cutoff) && (lower >= cutoff || !e->feasible)) {
         e->stepTime = lower;
         e->stepIsBound = true;
     } else if (composed) {
@@ -164,8 +167,6 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
         e->slowdownTime = step.computeTime - e->computeTime;
         e->exposedCommTime = e->stepTime - step.computeTime - e->optimizerTime;
     }
-    e->peakMemory = e->memory.sum() + e->buffers;
-    e->feasible = e->peakMemory <= e->memoryCapacity;
     if (plan.pipeline.active())
         composePipeline(model, plan, *e, composition, detail, cutoff);
     if (!e->feasible && full)

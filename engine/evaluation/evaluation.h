@@ -69,8 +69,9 @@ struct Evaluation {
     double peakMemory = 0;
     double memoryCapacity = 0;
     bool feasible = true;
-    /// Set when the evaluation was asked for within a cutoff and its step's lower bound
-    /// (schedule_bound.h) already reached it: stepTime is then that bound, not the composed step.
+    /// Set when the evaluation was asked for within a cutoff (the best step that fits) and the plan
+    /// cannot be preferred to it: its step's lower bound (schedule_bound.h) reached it, or the plan
+    /// does not fit. stepTime is then that bound, not the composed step.
     bool stepIsBound = false;
     std::string overflow;          ///< when infeasible: what overflows, with the largest contributors
     double commBytesPerDevice = 0; ///< bytes each device sends per step
@@ -92,8 +93,9 @@ enum class Composition { Streams, Objective };
 /// Evaluates `plan` under `model`. Assumes plan.verify(model.graph()) is empty and the plan's mesh and
 /// settings are those of `model`. With `folded`, the plan must give every op of blocks 2.. the
 /// strategy of its twin in block 1 (searches' folded plans do): those ops and the edges into blocks
-/// 3.. are then priced once, not once per block. A plan whose step's lower bound is at least `cutoff`
-/// (a search's best step so far) is not composed: see Evaluation::stepIsBound.
+/// 3.. are then priced once, not once per block. Within a finite `cutoff` (a search's best step that
+/// fits so far), a plan whose step's lower bound is at least `cutoff`, or that does not fit, is not
+/// composed: see Evaluation::stepIsBound.
 std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan,
                                           const RepeatedBlocks* folded = nullptr,
                                           EvaluationDetail detail = EvaluationDetail::Full,

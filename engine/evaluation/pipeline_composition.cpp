@@ -189,8 +189,11 @@ void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e, Co
                 st.stepWork = st.optimizer + stepComm[s];
             }
         schedule();
+        // Within a cutoff (the best step that fits), a plan that does not fit cannot be preferred
+        // either: its bound is enough.
+        const bool fits = std::all_of(pipe.stages.begin(), pipe.stages.end(), [](const StageReport& st) { return st.feasible; });
         const double lower = std::isinf(cutoff) ? 0.0 : stepLowerBound(model, plan, e);
-        e.stepIsBound = lower >= cutoff;
+        e.stepIsBound = !std::isinf(cutoff) && (lower >= cutoff || !fits);
         e.stepTime = e.stepIsBound ? lower : composeSchedule(model, plan, e);
     }
     pipe.bubbleFraction = fill / (busy + fill);

@@ -21,8 +21,9 @@ void addStageTransfers(const CostModel& model, const Plan& plan, Evaluation& e);
 /// Fills e.pipeline from the per-op reports and replaces the step time, the objective, the time terms
 /// (the slowest stage's), memory and feasibility (every stage must fit) by the pipeline's; stages are
 /// composed as `composition` says, their per-micro-batch figures only with `detail` Full (a score
-/// reads the step, memory and feasibility). The schedule is not composed when its lower bound reaches
-/// `cutoff` (Evaluation::stepIsBound). Assumes plan.pipeline is active and addStageTransfers() ran.
+/// reads the step, memory and feasibility). Within a finite `cutoff` (the best step that fits) the
+/// schedule is not composed when its lower bound reaches it or a stage does not fit
+/// (Evaluation::stepIsBound). Assumes plan.pipeline is active and addStageTransfers() ran.
 void composePipeline(const CostModel& model, const Plan& plan, Evaluation& e, Composition composition,
                      EvaluationDetail detail, double cutoff);
 

@@ -15,8 +15,8 @@ struct Score {
     double stepTime = std::numeric_limits<double>::infinity();
     double peakMemory = std::numeric_limits<double>::infinity();
     bool feasible = false;
-    /// Set when the step was not composed since its lower bound reached the cutoff it was scored
-    /// within (Evaluation::stepIsBound): stepTime only bounds it from below.
+    /// Set when the step was not composed since the plan cannot be preferred to the cutoff it was
+    /// scored within (Evaluation::stepIsBound): stepTime only bounds it from below.
     bool bounded = false;
 };
 
@@ -28,7 +28,8 @@ bool preferred(const Score& a, const Score& b);
 /// plan with overlap, is evaluated in full: its step is composed, not summed). With `folded`, the plan
 /// must give every op of blocks 3..L the strategy of its twin in block 2 (baselinePlan with sameAs does):
 /// those blocks then cost what block 2 costs, and only blocks 1-2 and the ops around them are priced.
-/// A step whose lower bound reaches `cutoff` is not composed (Score::bounded).
+/// Within a finite `cutoff` (the best step that fits), a step whose lower bound reaches it, or a plan
+/// that does not fit, is not composed (Score::bounded).
 Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded,
                 double cutoff = std::numeric_limits<double>::infinity());
 
