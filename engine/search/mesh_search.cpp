@@ -283,12 +283,19 @@ void MeshSearch::recordFit(double stepTime) {
 }
 
 bool MeshSearch::dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const {
-    // Pipelined, more micro-batches shrink the bubble: only the same count compares.
-    const bool pipelined = mesh_.pipelineStages() > 1;
-    for (const auto& [a, time] : bounds)
-        if (slowerOrEqual(a, s) && (!pipelined || a.microbatches == s.microbatches) &&
-            (time >= ownBestFeasible_ || bound_.cannotWin(time)))
+    // Pipelined, more micro-batches shrink the bubble: a step of (m + (P - 1) / V) micro-batch slots
+    // with m M micro-batches' work no cheaper than m's (as without a pipe axis) is at least the
+    // bubble's ratio (1 + (P - 1) / (V M)) / (1 + (P - 1) / (V m)) of m's.
+    const double P = mesh_.pipelineStages();
+    const double V = s.schedule == Schedule::Interleaved ? s.virtualStages : 1;
+    auto slots = [&](int microbatches) { return 1 + (P - 1) / (V * microbatches); };
+    for (const auto& [a, time] : bounds) {
+        if (!slowerOrEqual(a, s) || a.schedule != s.schedule || a.virtualStages != s.virtualStages)
+            continue;
+        const double least = time * slots(s.microbatches) / slots(a.microbatches);
+        if (least >= ownBestFeasible_ || bound_.cannotWin(least))
             return true;
+    }
     return false;
 }
 
