@@ -318,6 +318,25 @@ bool MeshSearch::worseZeroStage(Combo& c) {
     return false;
 }
 
+bool MeshSearch::worseRecomputation(Combo& c) {
+    const StepSettings& s = c.settings;
+    const std::size_t ops = c.graph->graph->ops().size();
+    for (Recompute r : in_.space.recomputes) {
+        if (int(r) >= int(s.recompute))
+            continue;
+        const auto it = combos_.find(std::make_tuple(s.microbatches, int(r), s.zeroStage));
+        if (it == combos_.end() || !it->second->problem || it->second->problem->cancelled())
+            continue;
+        const Combo& q = *it->second;
+        bool samePasses = true;
+        for (std::size_t v = 0; v < ops && samePasses; ++v)
+            samePasses = c.model->forwardPasses(OpId(v)) == q.model->forwardPasses(OpId(v));
+        if (samePasses && problemOf(c).noBetterThan(*q.problem))
+            return true;
+    }
+    return false;
+}
+
 void MeshSearch::explore() {
     const SettingsSpace& sp = in_.space;
     const double total = double(sp.size());
@@ -344,7 +363,7 @@ void MeshSearch::explore() {
                     cancelled_ = true;
                     return;
                 }
-                if (worseZeroStage(c)) {
+                if (worseZeroStage(c) || worseRecomputation(c)) {
                     ++pruned_;
                     continue;
                 }

@@ -179,6 +179,10 @@ private:
     /// built already, is at least as fast and small for every choice (SearchProblem::noBetterThan),
     /// so `c` need not be solved.
     bool worseZeroStage(Combo& c);
+    /// True when less recomputation at the same ZeRO stage and micro-batches, with its tables built
+    /// already, recomputes the same ops (the same edge tables) and is at least as fast and small for
+    /// every choice: `c` recomputes nothing that saves memory, so it need not be solved.
+    bool worseRecomputation(Combo& c);
     std::optional<Plan> pinnedBaseline(const Combo& c, const std::string& spec) const;
     void sweep(Combo& c, double ceilingScale, bool toTheEnd);
     /// True when a dual bound of a swept combination with the same micro-batches and recomputation

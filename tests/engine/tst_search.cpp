@@ -346,6 +346,34 @@ private slots:
         QVERIFY2(fixed->report.fitAdvice.front().rfind("ZeRO stage 1: zero1 on data=8 fits", 0) == 0,
                  fixed->report.fitAdvice.front().c_str());
     }
+    void recomputationThatRecomputesNothingIsNotSolved() {
+        // The mlp has no attention: selective recomputation (the attention core) recomputes no op, so
+        // its tables are none's and the search solves none of its combinations. Memory is set so that
+        // only full recomputation fits: without the rule, selective would be solved and swept beside
+        // none. Expected: the open search solves no more combinations than the two fixed ones together.
+        const Graph g = preset("mlp", {"batch=64"});
+        Cluster c = clusterPreset("dgx-a100", 1);
+        const CostModel selective(g, c, Mesh::parse("data=8"), StepSettings{.recompute = Recompute::Selective});
+        for (OpId o : g.topoOrder())
+            QVERIFY(!selective.recomputed(o));
+        auto peak = [&](Recompute r) {
+            SearchRequest q = request(g, c, "data=8");
+            q.settings.recompute = r;
+            return search(q)->evaluation->peakMemory;
+        };
+        const double none = peak(Recompute::None), full = peak(Recompute::Full);
+        QVERIFY2(full < none, qPrintable(QStringLiteral("%1 vs %2").arg(full).arg(none)));
+        c.device.memoryBytes = (none + full) / 2;
+        auto solved = [&](std::optional<Recompute> fixed) {
+            SearchRequest q = request(g, c, "data=8");
+            q.open.recompute = !fixed;
+            q.settings.recompute = fixed.value_or(Recompute::None);
+            return search(q)->report.combinationsSolved;
+        };
+        const int open = solved(std::nullopt), fixedNone = solved(Recompute::None), fixedFull = solved(Recompute::Full);
+        QVERIFY2(open <= fixedNone + fixedFull,
+                 qPrintable(QStringLiteral("open %1, none %2, full %3").arg(open).arg(fixedNone).arg(fixedFull)));
+    }
     void locksAreKept() {
         const Graph g = preset("mlp");
         const Cluster c = clusterPreset("dgx-a100", 1);
