@@ -283,9 +283,9 @@ void MeshSearch::recordFit(double stepTime) {
 }
 
 bool MeshSearch::dominated(const StepSettings& s, const std::vector<std::pair<StepSettings, double>>& bounds) const {
-    // Pipelined, more micro-batches shrink the bubble: a step of (m + (P - 1) / V) micro-batch slots
-    // with m M micro-batches' work no cheaper than m's (as without a pipe axis) is at least the
-    // bubble's ratio (1 + (P - 1) / (V M)) / (1 + (P - 1) / (V m)) of m's.
+    // Pipelined, more micro-batches shrink the bubble: a step takes m + (P - 1) / V micro-batch slots.
+    // When M micro-batches' work is no cheaper than m's (as without a pipe axis), M's step is at least
+    // (1 + (P - 1) / (V M)) / (1 + (P - 1) / (V m)) of m's; without a pipe axis the ratio is 1.
     const double P = mesh_.pipelineStages();
     const double V = s.schedule == Schedule::Interleaved ? s.virtualStages : 1;
     auto slots = [&](int microbatches) { return 1 + (P - 1) / (V * microbatches); };
