@@ -299,6 +299,13 @@ bool MeshSearch::dominated(const StepSettings& s, const std::vector<std::pair<St
     return false;
 }
 
+const MeshSearch::Combo* MeshSearch::withTables(int microbatches, Recompute recompute, int zeroStage) const {
+    const auto it = combos_.find(std::make_tuple(microbatches, int(recompute), zeroStage));
+    if (it == combos_.end() || !it->second->problem || it->second->problem->cancelled())
+        return nullptr;
+    return it->second.get();
+}
+
 bool MeshSearch::worseZeroStage(Combo& c) {
     const SettingsSpace& sp = in_.space;
     const StepSettings& s = c.settings;
@@ -307,10 +314,10 @@ bool MeshSearch::worseZeroStage(Combo& c) {
             continue;
         // Only stages whose tables exist already: building them just to compare costs more than the
         // solves it spares.
-        const auto it = combos_.find(std::make_tuple(s.microbatches, int(s.recompute), z));
-        if (it == combos_.end() || !it->second->problem || it->second->problem->cancelled())
+        const Combo* built = withTables(s.microbatches, s.recompute, z);
+        if (!built)
             continue;
-        const SearchProblem& q = *it->second->problem;
+        const SearchProblem& q = *built->problem;
         // Identical tables: keep the lower stage (the simpler configuration).
         if (problemOf(c).noBetterThan(q) && (z < s.zeroStage || !q.noBetterThan(problemOf(c))))
             return true;
@@ -324,10 +331,10 @@ bool MeshSearch::worseRecomputation(Combo& c) {
     for (Recompute r : in_.space.recomputes) {
         if (int(r) >= int(s.recompute))
             continue;
-        const auto it = combos_.find(std::make_tuple(s.microbatches, int(r), s.zeroStage));
-        if (it == combos_.end() || !it->second->problem || it->second->problem->cancelled())
+        const Combo* built = withTables(s.microbatches, r, s.zeroStage);
+        if (!built)
             continue;
-        const Combo& q = *it->second;
+        const Combo& q = *built;
         bool samePasses = true;
         for (std::size_t v = 0; v < ops && samePasses; ++v)
             samePasses = c.model->forwardPasses(OpId(v)) == q.model->forwardPasses(OpId(v));

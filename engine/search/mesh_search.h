@@ -179,6 +179,8 @@ private:
     /// built already, is at least as fast and small for every choice (SearchProblem::noBetterThan),
     /// so `c` need not be solved.
     bool worseZeroStage(Combo& c);
+    /// The combination of these settings when its op tables are built (and not cancelled), else null.
+    const Combo* withTables(int microbatches, Recompute recompute, int zeroStage) const;
     /// True when less recomputation at the same ZeRO stage and micro-batches, with its tables built
     /// already, recomputes the same ops (the same edge tables) and is at least as fast and small for
     /// every choice: `c` recomputes nothing that saves memory, so it need not be solved.
