@@ -33,7 +33,7 @@ std::string usageText() {
            "A+B|PLAN.json]\n"
            "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
            "                 [--attention fused|unfused] [--overlap on|off] [--tp-overlap off|backward|full]\n"
-           "                 [--optimizer adam|sgd] [--bucket-mb 25] [--plan-out PLAN.json] [--json]\n"
+           "                 [--precision bf16|fp8|mxfp8] [--optimizer adam|sgd] [--bucket-mb 25] [--plan-out PLAN.json] [--json]\n"
            "                 pipelined: --mesh pipe=P,data=..,model=.. [--schedule 1f1b|gpipe|interleaved]\n"
            "                 [--virtual-stages V] [--stages 0-11,12-23,...]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
@@ -126,6 +126,11 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
                     throw InputError("--recompute " + v + ": expected " +
                                      std::string(o.command == "search" ? "auto, " : "") + "none, selective or full");
             }
+        } else if (a == "--precision") {
+            const std::string& v = value();
+            o.scenario.precision = parsePrecision(v);
+            if (!o.scenario.precision)
+                throw InputError("--precision " + v + ": expected bf16, fp8 or mxfp8");
         } else if (a == "--attention") {
             const std::string& v = value();
             o.scenario.attention = parseAttention(v);

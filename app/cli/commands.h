@@ -36,8 +36,8 @@ int runImport(const CliOptions& options, std::ostream& out);
 int runCalibrate(const CliOptions& options, std::ostream& out);
 /// `bench --fidelity`: predictions of published runs and activation formulas, predicted / published.
 int runFidelity(const CliOptions& options, std::ostream& out);
-/// Prints `e` as evaluate's readable table.
-void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster& cluster, std::ostream& out,
-                          std::optional<double> simulatedStep = {});
+/// Prints `e`, a plan of `settings`, as evaluate's readable table.
+void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster& cluster, const StepSettings& settings,
+                          std::ostream& out, std::optional<double> simulatedStep = {});
 
 } // namespace shardscope::cli

@@ -40,12 +40,13 @@ void printPipeline(const Evaluation& e, std::ostream& out) {
 
 } // namespace
 
-void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster& cluster, std::ostream& out,
-                          std::optional<double> simulatedStep) {
+void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster& cluster, const StepSettings& settings,
+                          std::ostream& out, std::optional<double> simulatedStep) {
     out << "model      " << graph.name << " (" << formatCount(e.paramsTotal) << " parameters, "
         << formatCount(e.flopsPerStep) << "FLOP per step)\n";
     out << "cluster    " << cluster.name << ", " << e.devices << " x " << cluster.device.name << "\n";
-    out << "mesh       " << e.mesh.toString() << "   strategy " << e.planName << "\n\n";
+    out << "mesh       " << e.mesh.toString() << "   strategy " << e.planName << "   precision "
+        << precisionName(settings.precision) << "\n\n";
     if (simulatedStep)
         out << "step time  " << formatSeconds(*simulatedStep) << " simulated\n";
     out << (simulatedStep ? "estimate   " : "step time  ") << formatSeconds(e.stepTime)
@@ -101,7 +102,7 @@ int runEvaluate(const CliOptions& options, std::ostream& out) {
         j["cluster"] = s.cluster->name;
         out << j.dump(1) << "\n";
     } else {
-        printEvaluationTable(*e, *s.graph, *s.cluster, out, simulated);
+        printEvaluationTable(*e, *s.graph, *s.cluster, s.plan.settings, out, simulated);
     }
     return 0;
 }

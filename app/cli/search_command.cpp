@@ -99,7 +99,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
     for (const std::string& a : rep.fitAdvice)
         out << "  would fit: " << a << "\n";
     out << "\n";
-    printEvaluationTable(e, graph, *s.cluster, out, result->stepTime());
+    printEvaluationTable(e, graph, *s.cluster, result->plan.settings, out, result->stepTime());
     return 0;
 }
 

@@ -66,7 +66,7 @@ int runTacticSearch(const CliOptions& options, std::ostream& out) {
             out << "     CONFLICT: " << conflict << "\n";
     }
     out << "\n";
-    printEvaluationTable(e, *s.graph, *s.cluster, out, simulated);
+    printEvaluationTable(e, *s.graph, *s.cluster, run->plan.settings, out, simulated);
     return 0;
 }
 

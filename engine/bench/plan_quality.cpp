@@ -22,7 +22,7 @@ namespace {
 /// recomputation and micro-batch count the search may use.
 BaselineFigures bestBaseline(const BuilderModel& b, const std::shared_ptr<const Cluster>& c) {
     std::optional<BaselineFigures> best;
-    for (const Mesh& mesh : candidateMeshes(c->deviceCount(), c->devicesPerNode())) {
+    for (const Mesh& mesh : candidateMeshes(c->deviceCount(), c->scaleUpSize())) {
         const auto data = mesh.axisOf(AxisRole::Data);
         const SettingsSpace space =
             settingsSpace(StepSettings{}, OpenSettings::all(), b.params.batch, data ? mesh.size(*data) : 1);

@@ -42,6 +42,14 @@ CommShape CommShape::scaled(double fraction) const {
 
 namespace {
 
+/// How many innermost levels of `cluster` are its scale-up domain (Cluster::scaleUpSize).
+std::size_t scaleUpLevels(const Cluster& cluster) {
+    std::size_t n = 1;
+    while (n < cluster.levels.size() && cluster.levels[n].bandwidth >= cluster.levels.front().bandwidth)
+        ++n;
+    return n;
+}
+
 /// The cluster's link levels, refused when more than LevelValues holds.
 const std::vector<LinkLevel>& checkedLevels(const Cluster& cluster) {
     if (cluster.levels.size() > std::size_t(kMaxLinkLevels))
@@ -72,7 +80,8 @@ GroupSpan spanOfGroup(const Cluster& cluster, const std::vector<int>& ids) {
     return span;
 }
 
-CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : levels_(checkedLevels(cluster)) {
+CommModel::CommModel(const Cluster& cluster, const Mesh& mesh)
+    : levels_(checkedLevels(cluster)), sharedLinks_(scaleUpLevels(cluster)) {
     spans_.resize(std::size_t(1) << mesh.rank());
     for (AxisSet set = 0; set < spans_.size(); ++set)
         for (const std::vector<int>& group : mesh.groups(set)) {
@@ -85,7 +94,8 @@ CommModel::CommModel(const Cluster& cluster, const Mesh& mesh) : levels_(checked
         throw InputError("mesh " + mesh.toString() + " has no devices");
 }
 
-CommModel::CommModel(const Cluster& cluster, const Mesh& mesh, int device) : levels_(checkedLevels(cluster)) {
+CommModel::CommModel(const Cluster& cluster, const Mesh& mesh, int device)
+    : levels_(checkedLevels(cluster)), sharedLinks_(scaleUpLevels(cluster)) {
     spans_.resize(std::size_t(1) << mesh.rank());
     for (AxisSet set = 0; set < spans_.size(); ++set) {
         std::vector<int> group;
@@ -149,9 +159,11 @@ LevelValues CommModel::levelShares(const GroupSpan& s, CollectiveKind kind) cons
 }
 
 LevelValues CommModel::levelSeconds(const GroupSpan& s, CollectiveKind kind, double sent) const {
-    LevelValues t = levelShares(s, kind);
+    const LevelValues share = levelShares(s, kind);
+    LevelValues t(levels_.size());
     for (std::size_t l = 0; l < t.size(); ++l)
-        t[l] = t[l] > 0 ? sent * t[l] / levels_[l].achievedBandwidth() : 0.0;
+        if (share[l] > 0)
+            t[linkOf(l)] += sent * share[l] / levels_[l].achievedBandwidth();
     return t;
 }
 

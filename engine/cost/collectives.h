@@ -98,8 +98,15 @@ public:
     std::vector<double> bytesPerLevel(CollectiveKind kind, AxisSet axes, double bytes) const;
     /// Number of link levels.
     std::size_t levelCount() const { return levels_.size(); }
-    /// The outermost link level the groups along `axes` span (0 for a single device).
-    std::size_t slowestLevel(AxisSet axes) const { return std::size_t(spans_[axes].front().slowestLevel); }
+    /// The link level whose links carry the outermost traffic of the groups along `axes` (0 for a
+    /// single device): the outermost level they span, or the scale-up domain's outermost level when
+    /// that level's links carry it (linkOf).
+    std::size_t slowestLevel(AxisSet axes) const { return linkOf(std::size_t(spans_[axes].front().slowestLevel)); }
+    /// The level whose links carry level `l`'s traffic. The levels of a scale-up domain
+    /// (Cluster::scaleUpSize: an NVL72's trays and rack) reach each other through one set of NVLink
+    /// ports per GPU, so their shares of a collective add up on the domain's outermost level;
+    /// every other level has links of its own, and its share runs beside the others'.
+    std::size_t linkOf(std::size_t l) const { return l < sharedLinks_ ? sharedLinks_ - 1 : l; }
     /// The distinct spans of the groups along `axes` (one on a mesh that nests into the levels).
     const std::vector<GroupSpan>& spans(AxisSet axes) const { return spans_[axes]; }
 
@@ -112,6 +119,7 @@ private:
     const GroupSpan& slowest(CollectiveKind kind, AxisSet axes, double bytes) const;
 
     std::vector<LinkLevel> levels_;  ///< the cluster's link levels, innermost first
+    std::size_t sharedLinks_ = 1;    ///< the innermost levels that share the device's scale-up links
     std::vector<std::vector<GroupSpan>> spans_;
 };
 

@@ -1,6 +1,7 @@
 #include "engine/cost/cost_model.h"
 
 #include "engine/cost/comm_streams.h"
+#include "engine/cost/fp8_gemms.h"
 #include "engine/sharding/resharding.h"
 
 #include <algorithm>
@@ -43,8 +44,10 @@ CostModel::CostModel(std::shared_ptr<const Graph> graphShared, std::shared_ptr<c
     }
     edges_ = std::make_shared<const std::vector<Edge>>(graphEdges(graph));
     units_ = std::make_shared<const RecomputeUnits>(recomputeUnits(graph));
+    fp8_ = std::make_shared<const std::vector<bool>>(settings.precision == Precision::BF16 ? std::vector<bool>()
+                                                                                          : fp8Gemms(graph, *units_));
     saved_ = std::make_shared<const SavedActivations>(
-        savedActivations(graph, *units_, settings.recompute, settings.attention, needsGrad_));
+        savedActivations(graph, *units_, settings.recompute, settings.attention, needsGrad_, *fp8_));
     insideCore_.assign(graph.ops().size(), false);
     for (OpId o : graph.topoOrder()) {
         const Op& op = graph.op(o);
@@ -59,11 +62,20 @@ CostModel::CostModel(std::shared_ptr<const Graph> graphShared, std::shared_ptr<c
 CostModel::CostModel(const CostModel& like, const StepSettings& settings)
     : graph_(like.graph_), cluster_(like.cluster_), mesh_(like.mesh_), settings_(settings), comm_(like.comm_),
       edges_(like.edges_), needsGrad_(like.needsGrad_), units_(like.units_),
-      saved_(settings.recompute == like.settings_.recompute && settings.attention == like.settings_.attention
+      fp8_((settings.precision == Precision::BF16) == (like.settings_.precision == Precision::BF16)
+               ? like.fp8_
+               : std::make_shared<const std::vector<bool>>(settings.precision == Precision::BF16
+                                                               ? std::vector<bool>()
+                                                               : fp8Gemms(*like.graph_, *like.units_))),
+      saved_(settings.recompute == like.settings_.recompute && settings.attention == like.settings_.attention &&
+                     settings.precision == like.settings_.precision
                  ? like.saved_
-                 : std::make_shared<const SavedActivations>(savedActivations(
-                       *like.graph_, *like.units_, settings.recompute, settings.attention, like.needsGrad_))),
+                 : std::make_shared<const SavedActivations>(savedActivations(*like.graph_, *like.units_,
+                                                                             settings.recompute, settings.attention,
+                                                                             like.needsGrad_, *fp8_))),
       insideCore_(like.insideCore_) {}
+
+bool CostModel::fp8Gemm(OpId o) const { return !fp8_->empty() && (*fp8_)[o.index()]; }
 
 double CostModel::backwardFlops(OpId o) const {
     const Op& op = graph_->op(o);
@@ -135,9 +147,13 @@ bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
                 return false;
     if (a.attention != b.attention && op.attentionCore)
         return false;
+    const std::size_t i = o.index();
+    if (a.precision != b.precision &&
+        (fp8Gemm(o) || other.fp8Gemm(o) || !saved_->kept[i].fp8Outputs.empty() || !saved_->kept[i].fp8Inputs.empty() ||
+         !other.saved_->kept[i].fp8Outputs.empty() || !other.saved_->kept[i].fp8Inputs.empty()))
+        return false;
     if (a.recompute == b.recompute && a.attention == b.attention)
         return true;
-    const std::size_t i = o.index();
     const bool computes = opKindTraits(op.kind).category != OpCategory::Layout;
     const SavedActivations &mine = *saved_, &theirs = *other.saved_;
     const bool noWorkspace = mine.workspace[i] == SavedByOp{} && theirs.workspace[i] == SavedByOp{};
@@ -153,6 +169,11 @@ double CostModel::savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s
         bytes += localBytes(graph_->tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
     for (std::size_t k : saved.inputs)
         bytes += localBytes(graph_->tensor(op.inputs[k]), inputSplitAxes(op, k, s), mesh_);
+    const double fp8 = fp8CopyBytesPerElement(settings_.precision);
+    for (std::size_t k : saved.fp8Outputs)
+        bytes += graph_->tensor(op.outputs[k]).elements() * fp8 / mesh_.groupSize(outputSplitAxes(op, k, s));
+    for (std::size_t k : saved.fp8Inputs)
+        bytes += graph_->tensor(op.inputs[k]).elements() * fp8 / mesh_.groupSize(inputSplitAxes(op, k, s));
     if (saved.mask) {
         const Tensor& out = graph_->tensor(op.outputs.front());
         bytes += out.elements() * opKindTraits(op.kind).maskBytesPerElement / mesh_.groupSize(outputSplitAxes(op, 0, s));
@@ -186,6 +207,16 @@ void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, Op
     const int m = settings_.microbatches;
 
     cost.memory.parameters += bytes / (stage >= 3 ? nz : 1);
+    // An FP8 GEMM's weight also lives as its two FP8 copies (value and transpose, or MXFP8's row- and
+    // column-wise ones), cast in the first micro-batch and kept for the others (Transformer Engine's
+    // weight cache); under ZeRO-3 they are built from the gathered weight and live while it does, and
+    // the gather itself moves one FP8 copy (FSDP2's float8 all-gather, Megatron's --fp8-param-gather).
+    const bool fp8 = fp8Gemm(o);
+    const double fp8Copies = elements * fp8CopiesBytesPerElement(settings_.precision);
+    const double gathered = fp8 ? elements * fp8CopyBytesPerElement(settings_.precision) : bytes;
+    const double held = fp8 ? fp8Copies : bytes;
+    if (fp8 && stage < 3)
+        cost.memory.parameters += fp8Copies;
     cost.memory.gradients += bytes / (stage >= 2 ? nz : 1);
     cost.memory.optimizer += elements * optimizerStateBytes(settings_.optimizer) / (stage >= 1 ? nz : 1);
 
@@ -205,17 +236,17 @@ void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, Op
         cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, 1, Phase::Step,
                                               CommPurpose::ParameterGather, op.inputs[k]));
     if (zero && stage >= 3) {
-        cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, m, Phase::Forward,
+        cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, gathered, m, Phase::Forward,
                                               CommPurpose::ParameterGather, op.inputs[k]));
-        cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, bytes, m, Phase::Backward,
+        cost.collectives.push_back(collective(CollectiveKind::AllGather, zero, gathered, m, Phase::Backward,
                                               CommPurpose::ParameterGather, op.inputs[k]));
         // Its gathered weight while it runs; with overlap, room beside it for the gathers prefetched
         // meanwhile (FSDP2 holds the next module unsharded while this one computes; the step program
         // prefetches into this room, gather_prefetch.h).
-        cost.transient += bytes;
+        cost.transient += held;
         if (settings_.overlap) {
-            cost.transient += bytes;
-            cost.prefetchRoom += bytes;
+            cost.transient += held;
+            cost.prefetchRoom += held;
         }
     }
     const double updated = elements / (stage >= 1 ? nz : 1);
@@ -254,6 +285,12 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
             out.backward = backwardFlops(o) / parts / rate;
         if (recomputesCompute(o))
             out.recompute = out.forward;
+    } else if (fp8Gemm(o)) {
+        const Fp8Gemm f = fp8GemmTimes(o, s, flops, bytes, parts, gradInputs);
+        out.forward = f.forward;
+        out.backward = f.backward;
+        if (recomputed(o))
+            out.recompute = out.forward;
     } else if (traits.category != OpCategory::Layout) {
         out.forward = computeSeconds(flops, bytes, dtype);
         if (gradInputs > 0) {
@@ -264,6 +301,33 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
         if (recomputed(o))
             out.recompute = out.forward;
     }
+    return out;
+}
+
+CostModel::Fp8Gemm CostModel::fp8GemmTimes(OpId o, const OpStrategy& s, double flops, double bytes, double parts,
+                                            int gradInputs) const {
+    // The GEMMs at the FP8 peak times the FP8 efficiency; beside each, the casts to FP8 as memory-bound
+    // kernels (read BF16, write both FP8 copies, fp8CastBytesPerElement): the forward casts its input
+    // activation every micro-batch and its weight once per step (1/m here), the backward its output
+    // gradient.
+    const Op& op = graph_->op(o);
+    const DeviceSpec& d = cluster_->device;
+    const double rate = d.peakFor(DType::FP8) * d.fp8Efficiency;
+    const double castSeconds = fp8CastBytesPerElement(settings_.precision) / d.achievedMemoryBandwidth();
+    double activations = 0, weights = 0;
+    for (std::size_t k = 0; k < op.inputs.size(); ++k) {
+        const Tensor& t = graph_->tensor(op.inputs[k]);
+        const double local = t.elements() / mesh_.groupSize(inputSplitAxes(op, k, s));
+        (t.role == TensorRole::Parameter ? weights : activations) += local;
+    }
+    const double outputs = graph_->tensor(op.outputs.front()).elements() / mesh_.groupSize(outputSplitAxes(op, 0, s));
+    Fp8Gemm out;
+    out.forward = std::max({flops / rate, bytes / d.achievedMemoryBandwidth(), d.launchFloor}) +
+                  (activations + weights / settings_.microbatches) * castSeconds;
+    if (gradInputs > 0)
+        out.backward = std::max({backwardFlops(o) / parts / rate, bytes * gradInputs / d.achievedMemoryBandwidth(),
+                                 d.launchFloor}) +
+                       outputs * castSeconds;
     return out;
 }
 

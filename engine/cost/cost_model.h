@@ -129,6 +129,8 @@ public:
     bool recomputed(OpId o) const;
     /// True when op `o` runs inside the fused attention kernel.
     bool fusedAttention(OpId o) const;
+    /// True when op `o` runs its GEMMs in FP8 under these settings (fp8_gemms.h).
+    bool fp8Gemm(OpId o) const;
     /// True when the backward runs op `o`'s forward compute again: recomputed(), except that the fused
     /// kernel recomputes only the ops whose outputs stay inside the attention core.
     bool recomputesCompute(OpId o) const;
@@ -166,6 +168,11 @@ private:
         double forward = 0, backward = 0, recompute = 0, outputBytes = 0;
     };
     ComputeTimes computeTimes(OpId o, const OpStrategy& s) const;
+    /// One micro-batch of an FP8 GEMM (fp8Gemm): forward and backward seconds with their casts.
+    struct Fp8Gemm {
+        double forward = 0, backward = 0;
+    };
+    Fp8Gemm fp8GemmTimes(OpId o, const OpStrategy& s, double flops, double bytes, double parts, int gradInputs) const;
     void addSavedActivations(OpId o, const OpStrategy& s, OpCost& cost) const;
     double savedBytes(OpId o, const SavedByOp& saved, const OpStrategy& s) const;
 
@@ -177,7 +184,8 @@ private:
     std::shared_ptr<const std::vector<Edge>> edges_;     ///< shared by the settings variants of a model
     std::vector<bool> needsGrad_;
     std::shared_ptr<const RecomputeUnits> units_;
-    std::shared_ptr<const SavedActivations> saved_;      ///< shared where recomputation and attention agree
+    std::shared_ptr<const std::vector<bool>> fp8_;       ///< per op: fp8Gemm; empty under BF16
+    std::shared_ptr<const SavedActivations> saved_;      ///< shared where recomputation, attention, precision agree
     std::vector<bool> insideCore_; ///< attention-core ops read only by attention-core ops
 };
 

@@ -49,7 +49,8 @@ namespace {
 
 /// What each op keeps under `recompute` (the `kept` half of savedActivations).
 std::vector<SavedByOp> keptByOp(const Graph& g, const RecomputeUnits& units, Recompute recompute,
-                                AttentionKernel attention, const std::vector<bool>& needsGradient) {
+                                AttentionKernel attention, const std::vector<bool>& needsGradient,
+                                const std::vector<bool>& fp8Readers) {
     std::vector<SavedByOp> kept(g.ops().size());
     auto recomputed = [&](OpId o) { return isRecomputed(g.op(o), units.unitOf[o.index()], recompute, attention); };
     for (std::size_t ti = 0; ti < g.tensors().size(); ++ti) {
@@ -58,7 +59,14 @@ std::vector<SavedByOp> keptByOp(const Graph& g, const RecomputeUnits& units, Rec
             continue;
         const TensorId id(ti);
         const bool produced = t.producer.valid();
-        bool keep = produced && opKindTraits(g.op(t.producer).kind).savesOutput && !recomputed(t.producer);
+        // `wide`: kept in its own type (its producer's backward, a non-FP8 reader's, a checkpoint, the
+        // fused attention kernel's output that its backward reads); `fp8`: an FP8 GEMM keeps its copy.
+        bool wide = produced && opKindTraits(g.op(t.producer).kind).savesOutput && !recomputed(t.producer);
+        bool fp8 = false;
+        const bool blockRecomputed = recompute == Recompute::Full && produced && units.unitOf[t.producer.index()] >= 0;
+        if (produced && attention == AttentionKernel::Fused && g.op(t.producer).attentionCore && !blockRecomputed)
+            for (OpId c : t.consumers)
+                wide = wide || !g.op(c).attentionCore;
         OpId firstReader;
         std::size_t firstSlot = 0;
         for (OpId c : t.consumers) {
@@ -76,17 +84,26 @@ std::vector<SavedByOp> keptByOp(const Graph& g, const RecomputeUnits& units, Rec
                     firstReader = c;
                     firstSlot = k;
                 }
-                keep = keep || needed;
+                const bool fp8Reader = !recomputed(c) && !fp8Readers.empty() && fp8Readers[c.index()];
+                (fp8Reader ? fp8 : wide) = (fp8Reader ? fp8 : wide) || needed;
             }
         }
-        if (!keep)
+        if (!wide && !fp8)
             continue;
         if (produced) {
             const Op& p = g.op(t.producer);
-            const auto slot = std::find(p.outputs.begin(), p.outputs.end(), id) - p.outputs.begin();
-            kept[t.producer.index()].outputs.push_back(static_cast<std::size_t>(slot));
+            SavedByOp& owner = kept[t.producer.index()];
+            const auto slot = static_cast<std::size_t>(std::find(p.outputs.begin(), p.outputs.end(), id) - p.outputs.begin());
+            if (wide)
+                owner.outputs.push_back(slot);
+            if (fp8)
+                owner.fp8Outputs.push_back(slot);
         } else if (firstReader.valid()) {
-            kept[firstReader.index()].inputs.push_back(firstSlot);
+            SavedByOp& owner = kept[firstReader.index()];
+            if (wide)
+                owner.inputs.push_back(firstSlot);
+            if (fp8)
+                owner.fp8Inputs.push_back(firstSlot);
         }
     }
     for (std::size_t o = 0; o < g.ops().size(); ++o)
@@ -97,13 +114,11 @@ std::vector<SavedByOp> keptByOp(const Graph& g, const RecomputeUnits& units, Rec
 /// The entries of `all` that `kept` does not hold already.
 SavedByOp without(const SavedByOp& all, const SavedByOp& kept) {
     SavedByOp rest;
-    auto absent = [](const std::vector<std::size_t>& v, std::size_t x) { return std::find(v.begin(), v.end(), x) == v.end(); };
-    for (std::size_t k : all.outputs)
-        if (absent(kept.outputs, k))
-            rest.outputs.push_back(k);
-    for (std::size_t k : all.inputs)
-        if (absent(kept.inputs, k))
-            rest.inputs.push_back(k);
+    using Slots = std::vector<std::size_t> SavedByOp::*;
+    for (const Slots list : {&SavedByOp::outputs, &SavedByOp::inputs, &SavedByOp::fp8Outputs, &SavedByOp::fp8Inputs})
+        for (std::size_t k : all.*list)
+            if (std::find((kept.*list).begin(), (kept.*list).end(), k) == (kept.*list).end())
+                (rest.*list).push_back(k);
     rest.mask = all.mask && !kept.mask;
     return rest;
 }
@@ -111,13 +126,14 @@ SavedByOp without(const SavedByOp& all, const SavedByOp& kept) {
 } // namespace
 
 SavedActivations savedActivations(const Graph& graph, const RecomputeUnits& units, Recompute recompute,
-                                  AttentionKernel attention, const std::vector<bool>& needsGradient) {
+                                  AttentionKernel attention, const std::vector<bool>& needsGradient,
+                                  const std::vector<bool>& fp8Readers) {
     SavedActivations saved;
-    saved.kept = keptByOp(graph, units, recompute, attention, needsGradient);
+    saved.kept = keptByOp(graph, units, recompute, attention, needsGradient, fp8Readers);
     saved.workspace.assign(graph.ops().size(), SavedByOp{});
     if (recompute != Recompute::Full || units.count == 0)
         return saved;
-    const std::vector<SavedByOp> all = keptByOp(graph, units, Recompute::None, attention, needsGradient);
+    const std::vector<SavedByOp> all = keptByOp(graph, units, Recompute::None, attention, needsGradient, fp8Readers);
     for (std::size_t o = 0; o < graph.ops().size(); ++o)
         if (units.unitOf[o] >= 0)
             saved.workspace[o] = without(all[o], saved.kept[o]);

@@ -23,6 +23,10 @@
 // Q, K and V and its output, and no s x s tensor or dropout mask (its few bytes of row statistics,
 // 4as b, are left out); its backward recomputes the scores and probabilities, not the output.
 //
+// Under FP8 (precision.h) a tensor kept only for FP8 GEMMs' weight gradients is kept as their FP8
+// copy (Transformer Engine saves the quantized input, not the BF16 one): one byte per element, MXFP8
+// with its scales; a tensor some other reader or its producer also needs stays in BF16.
+//
 // Worked example, one GPT layer, s x b tokens, hidden h, a heads, bf16, no dropout, no parallelism:
 // norm1 input 2sbh, QKV input 2sbh, Q K V 6sbh, softmax output 2as^2b, projection input 2sbh, norm2
 // input 2sbh, fc1 input 2sbh, GeLU input 8sbh, fc2 input 8sbh: sbh(32 + 2as/h) bytes.
@@ -59,6 +63,8 @@ bool readsInputInBackward(const Graph& graph, const Op& op, std::size_t k, const
 struct SavedByOp {
     std::vector<std::size_t> outputs; ///< output slots, at the op's output sharding
     std::vector<std::size_t> inputs;  ///< input slots (graph inputs only), at the op's input sharding
+    std::vector<std::size_t> fp8Outputs; ///< output slots kept as an FP8 copy only (fp8Readers)
+    std::vector<std::size_t> fp8Inputs;  ///< input slots kept as an FP8 copy only
     bool mask = false;                ///< its dropout mask, maskBytesPerElement per output element
 
     auto operator<=>(const SavedByOp&) const = default;
@@ -71,8 +77,10 @@ struct SavedActivations {
     double workspaceWeight = 0;       ///< 1 / number of recomputation regions
 };
 
-/// What every op of `graph` keeps under `recompute` and `attention`.
+/// What every op of `graph` keeps under `recompute` and `attention`. `fp8Readers` (per op, or empty)
+/// marks the FP8 GEMMs (fp8_gemms.h): a tensor only they read in their backward is kept in FP8.
 SavedActivations savedActivations(const Graph& graph, const RecomputeUnits& units, Recompute recompute,
-                                  AttentionKernel attention, const std::vector<bool>& needsGradient);
+                                  AttentionKernel attention, const std::vector<bool>& needsGradient,
+                                  const std::vector<bool>& fp8Readers = {});
 
 } // namespace shardscope

@@ -2,6 +2,7 @@
 // Settings of one training step (docs/DESIGN.md, One training step): micro-batches, recomputation, optimizer, ZeRO.
 
 #include "engine/cluster/mesh.h"
+#include "engine/cost/precision.h"
 
 #include <optional>
 #include <string>
@@ -61,6 +62,7 @@ struct StepSettings {
     int zeroStage = 0;                         ///< 0 none; 1 optimizer state; 2 + gradients; 3 + parameters
     AxisSet zeroAxes = 0;                      ///< axes over which ZeRO shards parameter storage
     AttentionKernel attention = AttentionKernel::Fused; ///< what every current framework runs
+    Precision precision = Precision::BF16;     ///< the linear layers' GEMMs in BF16, FP8 or MXFP8
     /// Gradient synchronisation runs in buckets behind the backward (PyTorch DDP and FSDP, Megatron's
     /// --overlap-grad-reduce) and parameter gathers behind compute (FSDP prefetch, ZeRO-3, Megatron's
     /// --overlap-param-gather): each collective hides behind its op's own compute (cost_model.h).

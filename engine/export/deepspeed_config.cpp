@@ -30,6 +30,9 @@ std::string deepspeedConfig(const Graph& graph, const Plan& plan, int globalBatc
     if (s.recompute != Recompute::None)
         refuse("activation recomputation is the model's code under DeepSpeed (deepspeed.checkpointing.checkpoint "
                "around each layer), not its config: export the plan without it and add it there");
+    if (s.precision != Precision::BF16)
+        refuse("precision " + std::string(precisionName(s.precision)) + ": DeepSpeed's config has no FP8 setting "
+               "(FP8 is Transformer Engine's layers in the model's code); export to megatron or torchtitan");
     if (s.zeroStage > 0 && s.zeroAxes != axisBit(AxisId(0)))
         refuse("ZeRO shards over the data axis only under DeepSpeed");
     if (const LayoutDifference d = layoutDifference(graph, plan, "dp"); !d.ops.empty())

@@ -165,6 +165,9 @@ std::string dtensorModule(const Graph& graph, const Plan& plan) {
     if (s.zeroStage > 1 && (!data || s.zeroAxes != axisBit(*data)))
         refuse("ZeRO-" + std::to_string(s.zeroStage) + " over axes other than data: fully_shard shards over the data "
                "mesh dimension here");
+    if (s.precision != Precision::BF16)
+        refuse("precision " + std::string(precisionName(s.precision)) + ": this module applies the layouts only; "
+               "export to torchtitan (torchao's float8 and MX converters) or megatron (Transformer Engine)");
     if (s.recompute == Recompute::Selective)
         refuse("the plan recomputes attention only (Megatron's selective recomputation): checkpoint_wrapper wraps "
                "whole modules");

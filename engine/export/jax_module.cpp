@@ -47,6 +47,10 @@ std::string jaxModule(const Graph& graph, const Plan& plan) {
     if (mesh.pipelineStages() > 1)
         throw InputError("jax export: the mesh " + mesh.toString() + " has a pipe axis; jax.sharding has no pipeline "
                          "schedule (export the plan of its other axes)");
+    if (plan.settings.precision != Precision::BF16)
+        throw InputError("jax export: precision " + std::string(precisionName(plan.settings.precision)) +
+                         ": this module sets shardings only; FP8 in JAX is the model's own dot_general with "
+                         "quantization (export to megatron or torchtitan)");
     const AxisSet zero = plan.settings.zeroStage > 0 ? plan.settings.zeroAxes : 0;
     // Each parameter's first consumer fixes its layout.
     std::map<std::size_t, TensorSharding> params;

@@ -126,6 +126,15 @@ MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int gl
     }
     if (s.tpOverlap != TpOverlap::Off && tp > 1)
         args.emplace_back("--tp-comm-overlap", "");
+    // Transformer Engine's recipes: FP8 with one scale per tensor, current scaling (E4M3 forward, E5M2
+    // gradients); MXFP8 block scaling takes E4M3 throughout.
+    if (s.precision == Precision::FP8) {
+        args.emplace_back("--fp8-format", "hybrid");
+        args.emplace_back("--fp8-recipe", "tensorwise");
+    } else if (s.precision == Precision::MXFP8) {
+        args.emplace_back("--fp8-format", "e4m3");
+        args.emplace_back("--fp8-recipe", "mxfp8");
+    }
     return args;
 }
 

@@ -60,6 +60,18 @@ std::string torchtitanConfig(const Graph& graph, const Plan& plan, int globalBat
     toml += line("context_parallel_degree", std::to_string(mesh.degreeOf(AxisRole::Sequence)));
     toml += "\n[activation_checkpoint]\n";
     toml += line("mode", quoted(s.recompute == Recompute::Full ? "full" : "none"));
+    // torchao's float8 (tensorwise) or MX converter on every nn.Linear but the LM head ("output"); under
+    // FSDP the float8 weights are all-gathered in float8, as the plan's ZeRO-3 gathers are priced.
+    if (s.precision == Precision::FP8) {
+        toml += "\n[model]\n" + line("converters", "[\"float8\"]");
+        toml += "\n[float8]\n" + line("recipe_name", quoted("tensorwise"));
+        toml += line("enable_fsdp_float8_all_gather", s.zeroStage >= 3 ? "true" : "false");
+        toml += line("precompute_float8_dynamic_scale_for_fsdp", s.zeroStage >= 3 ? "true" : "false");
+        toml += line("filter_fqns", "[\"output\"]");
+    } else if (s.precision == Precision::MXFP8) {
+        toml += "\n[model]\n" + line("converters", "[\"mx\"]");
+        toml += "\n[mx]\n" + line("recipe_name", quoted("mxfp8")) + line("filter_fqns", "[\"output\"]");
+    }
     return toml;
 }
 

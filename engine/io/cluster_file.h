@@ -12,9 +12,6 @@ namespace shardscope {
 Cluster parseClusterJson(const std::string& text, const std::string& source);
 /// The cluster as a JSON document that parseClusterJson reads back.
 std::string clusterToJson(const Cluster& cluster);
-/// `cluster` with `nodes` nodes (level 1 size; a cluster of one level gains one); throws InputError
-/// when `nodes` < 1.
-Cluster withNodes(Cluster cluster, int nodes);
 /// A preset name or a *.cluster.json path; `nodes` overrides the node count (level 1 size).
 Cluster loadCluster(const std::string& spec, std::optional<int> nodes);
 

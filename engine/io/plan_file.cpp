@@ -70,8 +70,8 @@ static Plan parsePlanDocumentUnguarded(const json& doc, const std::string& sourc
     }
     if (doc.contains("settings")) {
         const json& s = in.object(doc, "", "settings");
-        in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "overlap", "tp_overlap", "bucket_mb",
-                                          "optimizer", "zero_stage", "zero_axes", "schedule", "virtual_stages"});
+        in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "precision", "overlap", "tp_overlap",
+                                          "bucket_mb", "optimizer", "zero_stage", "zero_axes", "schedule", "virtual_stages"});
         if (s.contains("microbatches")) {
             const long long m = in.integer(s, "settings", "microbatches");
             if (m < 1 || m > 1000000)
@@ -89,6 +89,12 @@ static Plan parsePlanDocumentUnguarded(const json& doc, const std::string& sourc
             if (!a)
                 in.fail("settings.attention", "must be fused or unfused");
             plan.settings.attention = *a;
+        }
+        if (s.contains("precision")) {
+            const auto p = parsePrecision(in.string(s, "settings", "precision"));
+            if (!p)
+                in.fail("settings.precision", "must be bf16, fp8 or mxfp8");
+            plan.settings.precision = *p;
         }
         if (s.contains("overlap"))
             plan.settings.overlap = in.boolean(s, "settings", "overlap");
@@ -228,6 +234,7 @@ json planDocument(const Plan& plan, const Graph& graph, const Evaluation* evalua
     json settings{{"microbatches", plan.settings.microbatches},
                   {"recompute", std::string(recomputeName(plan.settings.recompute))},
                   {"attention", std::string(attentionName(plan.settings.attention))},
+                  {"precision", std::string(precisionName(plan.settings.precision))},
                   {"overlap", plan.settings.overlap},
                   {"tp_overlap", std::string(tpOverlapName(plan.settings.tpOverlap))},
                   {"bucket_mb", plan.settings.bucketBytes / 1e6},

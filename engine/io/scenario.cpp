@@ -44,6 +44,10 @@ Scenario loadScenario(const ScenarioRequest& request) {
             throw InputError("--recompute contradicts the settings of " + request.strategy);
         if (request.attention && *request.attention != plan.settings.attention)
             throw InputError("--attention contradicts the settings of " + request.strategy);
+        if (request.precision && *request.precision != plan.settings.precision)
+            throw InputError("--precision " + std::string(precisionName(*request.precision)) + " contradicts " +
+                             request.strategy + " (precision " + std::string(precisionName(plan.settings.precision)) +
+                             ")");
         if (request.optimizer && *request.optimizer != plan.settings.optimizer)
             throw InputError("--optimizer contradicts the settings of " + request.strategy);
         if (request.zeroStage && *request.zeroStage != plan.settings.zeroStage)
@@ -59,6 +63,7 @@ Scenario loadScenario(const ScenarioRequest& request) {
         settings.recompute = request.recompute.value_or(Recompute::None);
         settings.optimizer = request.optimizer.value_or(OptimizerKind::Adam);
         settings.attention = request.attention.value_or(AttentionKernel::Fused);
+        settings.precision = request.precision.value_or(Precision::BF16);
         settings.virtualStages = request.virtualStages.value_or(1);
         settings.schedule = request.schedule.value_or(settings.virtualStages > 1 ? Schedule::Interleaved
                                                                                : Schedule::OneFOneB);
@@ -88,6 +93,8 @@ Scenario loadScenario(const ScenarioRequest& request) {
     plan.settings.tpOverlap = request.tpOverlap.value_or(plan.settings.tpOverlap);
     plan.settings.bucketBytes = request.bucketBytes.value_or(plan.settings.bucketBytes);
     plan.mesh.verify(cluster.deviceCount(), cluster.name);
+    if (const std::string e = precisionSupportError(cluster.device, plan.settings.precision); !e.empty())
+        throw InputError(e + " (cluster " + cluster.name + ")");
     if (auto e = plan.verify(*graph); !e.empty())
         throw InputError(e);
     return Scenario{std::move(source), std::move(graph), std::make_shared<const Cluster>(std::move(cluster)),

@@ -23,6 +23,7 @@ struct ScenarioRequest {
     std::optional<int> microbatches;
     std::optional<Recompute> recompute;
     std::optional<AttentionKernel> attention;
+    std::optional<Precision> precision;   ///< StepSettings::precision
     std::optional<bool> overlap;          ///< StepSettings::overlap; replaces a plan file's (a runtime flag)
     std::optional<TpOverlap> tpOverlap;   ///< StepSettings::tpOverlap; the same
     std::optional<double> bucketBytes;    ///< StepSettings::bucketBytes; the same

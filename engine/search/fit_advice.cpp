@@ -47,7 +47,7 @@ std::vector<std::string> fitAdvice(const SearchRequest& r, const OpenSettings& o
     std::vector<std::string> advice;
     const Cluster& cluster = *r.cluster;
     const std::vector<Mesh> meshes = r.mesh ? std::vector<Mesh>{*r.mesh}
-                                            : candidateMeshes(cluster.deviceCount(), cluster.devicesPerNode());
+                                            : candidateMeshes(cluster.deviceCount(), cluster.scaleUpSize());
     if (!open.zeroStage)
         for (int z = r.settings.zeroStage + 1; z <= 3 && !r.stop.stop_requested(); ++z) {
             StepSettings s = r.settings;
@@ -93,7 +93,7 @@ std::vector<std::string> fitAdvice(const SearchRequest& r, const OpenSettings& o
             m.axes[data ? data->index() : 0].size *= k;
             scaled.push_back(m);
         } else {
-            scaled = candidateMeshes(bigger.deviceCount(), bigger.devicesPerNode());
+            scaled = candidateMeshes(bigger.deviceCount(), bigger.scaleUpSize());
         }
         if (const auto p = bestFittingBaseline(r, grown, scaled, r.settings, open, graphs)) {
             advice.push_back(std::to_string(k) + "x the nodes (" + std::to_string(bigger.levels.back().size) +

@@ -103,12 +103,14 @@ std::string SearchReport::chosenBy() const {
 }
 
 std::vector<Mesh> candidateMeshes(int devices, int perNode) {
-    // Minor axes stay inside a node: the model axis (and a third, seq, axis) divide the node size.
+    // Minor axes stay inside a scale-up domain: the model axis (and a third, seq, axis) divide its size,
+    // up to kMaxSearchedScaleUp devices.
+    const int reach = std::min(perNode, kMaxSearchedScaleUp);
     std::vector<Mesh> meshes{Mesh{{MeshAxis::of(AxisRole::Data, devices)}}};
-    for (int m = 2; m <= perNode && m <= devices; m *= 2)
+    for (int m = 2; m <= reach && m <= devices; m *= 2)
         if (perNode % m == 0 && devices % m == 0)
             meshes.push_back(Mesh{{MeshAxis::of(AxisRole::Data, devices / m), MeshAxis::of(AxisRole::Model, m)}});
-    for (int inner = 4; inner <= perNode && inner <= devices; inner *= 2)
+    for (int inner = 4; inner <= reach && inner <= devices; inner *= 2)
         for (int q = 2; q < inner; q *= 2)
             if (perNode % inner == 0 && devices % inner == 0 && devices / inner > 1)
                 meshes.push_back(Mesh{{MeshAxis::of(AxisRole::Data, devices / inner), MeshAxis::of(AxisRole::Sequence, q),
@@ -119,11 +121,13 @@ std::vector<Mesh> candidateMeshes(int devices, int perNode) {
 std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     if (!r.graph || !r.cluster)
         throw InputError("search: no model or cluster");
+    if (const std::string e = precisionSupportError(r.cluster->device, r.settings.precision); !e.empty())
+        throw InputError("search: " + e);
     const auto start = Clock::now();
     const int devices = r.cluster->deviceCount();
     const auto repeated = findRepeatedBlocks(*r.graph);
     const int blocks = repeated ? repeated->count() : 0;
-    std::vector<Mesh> meshes = r.mesh ? std::vector<Mesh>{*r.mesh} : candidateMeshes(devices, r.cluster->devicesPerNode());
+    std::vector<Mesh> meshes = r.mesh ? std::vector<Mesh>{*r.mesh} : candidateMeshes(devices, r.cluster->scaleUpSize());
     if (!r.mesh)
         for (Mesh& m : pipelinedMeshes(devices, r.cluster->devicesPerNode(), blocks))
             meshes.push_back(std::move(m));

@@ -111,10 +111,15 @@ struct SearchResult {
 /// Throws InputError for a bad lock or a mesh that does not fit the cluster.
 std::shared_ptr<const SearchResult> search(const SearchRequest& request);
 
-/// The meshes "choose the mesh" tries for `devices` devices with `perNode` per node: one data axis;
-/// data x model with model a divisor of the node size; data x seq x model with seq x model a divisor
-/// of the node size (the minor axes stay inside a node). search() adds pipelinedMeshes() for models
-/// with repeated blocks.
+/// The largest tensor (x context) parallel group the mesh choice tries: wider groups leave a
+/// transformer's GEMMs too thin to pay even at NVLink speed; `--mesh` reaches a whole NVL72 domain.
+constexpr int kMaxSearchedScaleUp = 16;
+
+/// The meshes "choose the mesh" tries for `devices` devices in scale-up domains of `perNode`
+/// (Cluster::scaleUpSize: a DGX node, an NVL72 rack): one data axis; data x model with model a
+/// power-of-two divisor of the domain size; data x seq x model with seq x model one (the minor axes
+/// stay inside a domain), up to kMaxSearchedScaleUp devices. search() adds pipelinedMeshes() for
+/// models with repeated blocks.
 std::vector<Mesh> candidateMeshes(int devices, int perNode);
 
 } // namespace shardscope

@@ -14,6 +14,9 @@ namespace {
 constexpr double kNv = 300e9 * 0.775, kNvLat = 1.75e-6, kIb = 25e9 * 0.96, kIbLat = 2.32e-6, kBase = 15.26e-6,
                  S = 1e9;
 
+/// One full GB200 NVL72 rack.
+Cluster rack72() { return clusterPreset("gb200-nvl72", 18); }
+
 void near(double actual, double expected) {
     QVERIFY2(std::abs(actual - expected) <= 1e-12 + 1e-9 * expected,
              qPrintable(QStringLiteral("%1 vs %2").arg(actual, 0, 'g', 12).arg(expected, 0, 'g', 12)));
@@ -126,6 +129,45 @@ private slots:
         const CommModel comm(c, Mesh::parse("data=8,model=1"));
         QCOMPARE(comm.time(CollectiveKind::AllReduce, axisBit(AxisId(1)), S), 0.0);
         QCOMPARE(comm.time(CollectiveKind::AllReduce, 0, S), 0.0);
+    }
+    void nvl72DomainIsOneSetOfNvlinkPorts() {
+        // gb200-nvl72 on 18 trays: one rack, levels tray (4) and nvlink (18) at NVLink 5, 900 GB/s x 0.901,
+        // 1.75 us per step. A 72-GPU model axis sends its whole all-reduce through each GPU's NVLink ports:
+        // the tray's share (3/4 of the ring's hops) and the rack's (1/4) add up on one link.
+        const double nv5 = 900e9 * 0.901;
+        const Cluster rack = rack72();
+        QCOMPARE(rack.deviceCount(), 72);
+        QCOMPARE(rack.scaleUpSize(), 72);
+        const CommModel comm(rack, Mesh::parse("model=72"));
+        const AxisSet model = axisBit(AxisId(0));
+        const double ring = 2.0 * 71 * kNvLat + 2.0 * 71 / 72 * S / nv5;
+        const double tree = 2.0 * (3 + 5) * kNvLat + 2.0 * S / nv5; // a chain of 4, a tree over 18: ceil(log2 18) = 5
+        near(comm.time(CollectiveKind::AllReduce, model, S), kBase + std::min(ring, tree));
+        const CommShape shape = comm.shape(CollectiveKind::AllReduce, model, S, 0);
+        QCOMPARE(shape.levelSeconds[0], 0.0);
+        QCOMPARE(comm.slowestLevel(model), std::size_t(1));
+    }
+    void nvl72AcrossRacksCrossesTheScaleOutLevel() {
+        // 36 trays: two racks of 18 joined by 400 Gb/s per GPU (50 GB/s x 0.94, 2.32 us per step). A
+        // 144-GPU model axis crosses the scale-out level: 1/72 of its ring's bytes per GPU leave the rack
+        // through its own NIC, the other 71/72 stay on NVLink.
+        const double nv5 = 900e9 * 0.901, ib = 50e9 * 0.94;
+        const Cluster racks = clusterPreset("gb200-nvl72", 36);
+        QCOMPARE(racks.levels[1].size, 18);
+        QCOMPARE(racks.levels[2].size, 2);
+        const CommModel comm(racks, Mesh::parse("model=144"));
+        const AxisSet model = axisBit(AxisId(0));
+        QCOMPARE(comm.slowestLevel(model), std::size_t(2));
+        const double sent = 2.0 * 143 / 144 * S;
+        const double ring = 2.0 * 143 * kIbLat + std::max(71.0 / 72 * sent / nv5, sent / 72 / ib);
+        const double tree = 2.0 * (3 * kNvLat + 5 * kNvLat + 1 * kIbLat) + std::max(71.0 / 72 * 2 * S / nv5, 2 * S / 72 / ib);
+        near(comm.time(CollectiveKind::AllReduce, model, S), kBase + std::min(ring, tree));
+        // The same 144 GPUs as two 72-GPU model groups beside a data axis: the model axis stays on
+        // NVLink, and the data axis's all-reduce goes wholly over the scale-out level.
+        const CommModel split(racks, Mesh::parse("data=2,model=72"));
+        near(split.time(CollectiveKind::AllReduce, axisBit(AxisId(1)), S),
+             CommModel(rack72(), Mesh::parse("model=72")).time(CollectiveKind::AllReduce, axisBit(AxisId(0)), S));
+        near(split.time(CollectiveKind::AllReduce, axisBit(AxisId(0)), S), kBase + 2 * kIbLat + S / ib);
     }
 };
 

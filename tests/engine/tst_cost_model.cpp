@@ -54,6 +54,30 @@ std::map<std::pair<CollectiveKind, Phase>, int> reshardCounts(const Setup& s, co
     return counts;
 }
 
+/// The gpt preset (2 layers, s 1024, h 1024, f 4096, `batch`) data-parallel over one node of `cluster`,
+/// costed in `precision`.
+struct PrecisionSetup {
+    Graph graph;
+    Cluster cluster;
+    Mesh mesh = Mesh::parse("data=8");
+    Plan plan;
+    std::unique_ptr<CostModel> model;
+    std::shared_ptr<const Evaluation> eval;
+
+    PrecisionSetup(Cluster c, Precision precision, const std::string& strategy = "dp", int batch = 8)
+        : graph(loadModel(ModelRequest{"gpt", {"batch=" + std::to_string(batch)}, std::nullopt}, 1)),
+          cluster(std::move(c)) {
+        StepSettings settings;
+        settings.precision = precision;
+        plan = baselinePlan(graph, mesh, strategy, settings);
+        model = std::make_unique<CostModel>(graph, cluster, mesh, plan.settings);
+        eval = evaluate(*model, plan);
+    }
+    OpId id(const std::string& name) const { return *graph.findOp(name); }
+    OpCost cost(const std::string& name) const { return model->opCost(id(name), plan.ops[id(name).index()].strategy); }
+    const OpReport& op(const std::string& name) const { return eval->perOp[id(name).index()]; }
+};
+
 } // namespace
 
 class TestCostModel : public QObject {
@@ -258,6 +282,80 @@ private slots:
             QCOMPARE(s.model->edgeTime(e, s.model->producerEnd(e, from), s.model->consumerEnd(e, to)),
                      s.model->edgeCost(e, from, to).time());
         }
+    }
+    void fp8GemmRunsAtTheFp8PeakWithItsCasts() {
+        // fc1 of layer 0 on one H100 of 8 (b 1, s 1024, h 1024, f 4096), FP8 GEMMs at a made-up 0.5 of
+        // the 1979 TFLOP/s FP8 peak against BF16 at the preset's 0.6483 of 989. The GEMM's time scales
+        // by the peak ratio and the efficiencies; beside it the casts move 4 bytes per element (read 2,
+        // write the FP8 copy and its transpose) at 3.35 TB/s: the input activation (s h) and the weight
+        // (h f, once per step) in the forward, the output gradient (s f) in the backward.
+        Cluster h100 = clusterPreset("dgx-h100", 1);
+        h100.device.fp8Efficiency = 0.5;
+        const PrecisionSetup bf16(h100, Precision::BF16), fp8(h100, Precision::FP8);
+        const double flops = 2.0 * 1024 * 1024 * 4096, bw = 3.35e12;
+        const OpCost b = bf16.cost("layers.0.mlp.fc1"), f = fp8.cost("layers.0.mlp.fc1");
+        QCOMPARE(b.forward, flops / (989e12 * 0.6483));
+        const double forwardCast = (1024.0 * 1024 + 1024.0 * 4096) * 4 / bw, backwardCast = 1024.0 * 4096 * 4 / bw;
+        QCOMPARE(f.forward - forwardCast, b.forward * (989e12 / 1979e12) * (0.6483 / 0.5));
+        QCOMPARE(f.backward - backwardCast, b.backward * (989e12 / 1979e12) * (0.6483 / 0.5));
+        // Attention, the LM head and the element-wise ops stay in BF16.
+        for (const char* name : {"layers.0.attn.scores", "lm_head", "layers.0.mlp.gelu", "layers.0.norm1"}) {
+            QCOMPARE(fp8.cost(name).forward, bf16.cost(name).forward);
+            QCOMPARE(fp8.cost(name).backward, bf16.cost(name).backward);
+        }
+        // MXFP8 casts write the scales too, one byte per 32 elements per copy: 2 + 2 (1 + 1/32) bytes. On a
+        // B200 (batch 64, b 8, so that the FP8 GEMM stays above the 4 us launch floor), 8 TB/s.
+        Cluster b200 = clusterPreset("dgx-b200", 1);
+        const PrecisionSetup bb(b200, Precision::BF16, "dp", 64), mx(b200, Precision::MXFP8, "dp", 64);
+        const double mxCast = (8 * 1024.0 * 1024 + 1024.0 * 4096) * (2 + 2 * (1 + 1.0 / 32)) / 8e12;
+        QCOMPARE(mx.cost("layers.0.mlp.fc1").forward - mxCast,
+                 bb.cost("layers.0.mlp.fc1").forward * (2250e12 / 4500e12) * (0.6483 / 0.6483));
+    }
+    void fp8MemoryOfOneLayerByHand() {
+        // One layer's terms per device (b 1, s 1024, h 1024, f 4096; bf16 2 bytes, FP8 1, MXFP8 1 + 1/32):
+        //  - fc1's weight (h f) keeps its FP8 copy and transpose beside the BF16 weight: + 2 h f bytes;
+        //  - norm2's output is kept only for fc1's weight gradient: s h x 2 in BF16, x 1 as FP8;
+        //  - GeLU's output is kept only for fc2's: s f x 2, x 1;
+        //  - the fused attention's output is kept for its own backward (BF16) and as proj's FP8 input:
+        //    s h x 2, then x (2 + 1).
+        const double s = 1024, h = 1024, f = 4096;
+        const Cluster h100 = clusterPreset("dgx-h100", 1), b200 = clusterPreset("dgx-b200", 1);
+        const PrecisionSetup bf16(h100, Precision::BF16), fp8(h100, Precision::FP8), mx(b200, Precision::MXFP8);
+        const double mxByte = 1 + 1.0 / 32;
+        QCOMPARE(fp8.op("layers.0.mlp.fc1").memory.parameters - bf16.op("layers.0.mlp.fc1").memory.parameters, 2 * h * f);
+        QCOMPARE(mx.op("layers.0.mlp.fc1").memory.parameters - bf16.op("layers.0.mlp.fc1").memory.parameters,
+                 2 * mxByte * h * f);
+        QCOMPARE(bf16.op("layers.0.norm2").memory.activations, 2 * s * h);
+        QCOMPARE(fp8.op("layers.0.norm2").memory.activations, 1 * s * h);
+        QCOMPARE(mx.op("layers.0.norm2").memory.activations, mxByte * s * h);
+        QCOMPARE(bf16.op("layers.0.mlp.gelu").memory.activations, 2 * s * f);
+        QCOMPARE(fp8.op("layers.0.mlp.gelu").memory.activations, 1 * s * f);
+        QCOMPARE(bf16.op("layers.0.attn.context").memory.activations, 2 * s * h);
+        QCOMPARE(fp8.op("layers.0.attn.context").memory.activations, 3 * s * h);
+        // The LM head's weight and its input stay BF16: no copies, the final norm's output kept at 2 bytes.
+        QCOMPARE(fp8.op("lm_head").memory.parameters, bf16.op("lm_head").memory.parameters);
+        QCOMPARE(fp8.op("final_norm").memory.activations, bf16.op("final_norm").memory.activations);
+        // Optimizer state and gradients are the same: FP32 master, m, v and BF16 gradients.
+        QCOMPARE(fp8.eval->memory.optimizer, bf16.eval->memory.optimizer);
+        QCOMPARE(fp8.eval->memory.gradients, bf16.eval->memory.gradients);
+    }
+    void fp8Zero3GathersOneFp8Copy() {
+        // ZeRO-3 gathers fc1's weight in FP8 (FSDP2's float8 all-gather): h f bytes, not 2 h f; the
+        // gathered copies (value and transpose, 2 h f) take the room the BF16 weight took.
+        const double h = 1024, f = 4096;
+        const Cluster h100 = clusterPreset("dgx-h100", 1);
+        const PrecisionSetup bf16(h100, Precision::BF16, "zero3"), fp8(h100, Precision::FP8, "zero3");
+        auto gathered = [](const OpCost& c) {
+            std::vector<double> bytes;
+            for (const CollectiveCost& g : c.collectives)
+                if (g.purpose == CommPurpose::ParameterGather)
+                    bytes.push_back(g.bytes);
+            return bytes;
+        };
+        QCOMPARE(gathered(bf16.cost("layers.0.mlp.fc1")), (std::vector<double>{2 * h * f, 2 * h * f}));
+        QCOMPARE(gathered(fp8.cost("layers.0.mlp.fc1")), (std::vector<double>{h * f, h * f}));
+        QCOMPARE(fp8.cost("layers.0.mlp.fc1").transient, bf16.cost("layers.0.mlp.fc1").transient);
+        QCOMPARE(fp8.op("layers.0.mlp.fc1").memory.parameters, bf16.op("layers.0.mlp.fc1").memory.parameters);
     }
     void memoryOfDataParallelByHand() {
         // Replicated: bf16 parameters and gradients (2 + 2 bytes) and Adam's fp32 master, m, v (12 bytes).

@@ -42,6 +42,9 @@ Plan readBack(const MegatronArguments& args, int devices) {
     s.recompute = !flags.count("--recompute-granularity")       ? Recompute::None
                   : flags["--recompute-granularity"] == "full" ? Recompute::Full
                                                                : Recompute::Selective;
+    s.precision = flags["--fp8-recipe"] == "mxfp8" ? Precision::MXFP8
+                  : flags.count("--fp8-format")    ? Precision::FP8
+                                                   : Precision::BF16;
     std::vector<int> cut;
     if (flags.count("--num-layers-per-virtual-pipeline-stage")) {
         s.schedule = Schedule::Interleaved;
@@ -124,14 +127,20 @@ private slots:
         QTest::addColumn<int>("recompute");
         QTest::addColumn<int>("virtualStages");
         QTest::addColumn<QString>("cut");
-        QTest::newRow("dp") << "data=64" << "dp" << 1 << int(Recompute::None) << 1 << "";
-        QTest::newRow("megatron") << "data=8,model=8" << "megatron" << 4 << int(Recompute::Selective) << 1 << "";
-        QTest::newRow("megatron-sp+zero1") << "data=8,model=8" << "megatron-sp+zero1" << 2 << int(Recompute::Full) << 1 << "";
-        QTest::newRow("PTD-P 1F1B") << "pipe=4,data=2,model=8" << "megatron-sp+zero1" << 96 << int(Recompute::Full) << 1 << "";
-        QTest::newRow("PTD-P interleaved") << "pipe=4,data=2,model=8" << "megatron" << 48 << int(Recompute::Full) << 2 << "";
-        QTest::newRow("context parallel") << "data=4,seq=2,model=8" << "megatron-sp+zero1" << 4 << int(Recompute::Full) << 1 << "";
+        QTest::addColumn<int>("precision");
+        const int bf16 = int(Precision::BF16), fp8 = int(Precision::FP8), mxfp8 = int(Precision::MXFP8);
+        QTest::newRow("dp") << "data=64" << "dp" << 1 << int(Recompute::None) << 1 << "" << bf16;
+        QTest::newRow("megatron") << "data=8,model=8" << "megatron" << 4 << int(Recompute::Selective) << 1 << "" << bf16;
+        QTest::newRow("megatron-sp+zero1, fp8") << "data=8,model=8" << "megatron-sp+zero1" << 2 << int(Recompute::Full) << 1
+                                                << "" << fp8;
+        QTest::newRow("PTD-P 1F1B") << "pipe=4,data=2,model=8" << "megatron-sp+zero1" << 96 << int(Recompute::Full) << 1 << ""
+                                    << bf16;
+        QTest::newRow("PTD-P interleaved") << "pipe=4,data=2,model=8" << "megatron" << 48 << int(Recompute::Full) << 2 << ""
+                                           << bf16;
+        QTest::newRow("context parallel, mxfp8") << "data=4,seq=2,model=8" << "megatron-sp+zero1" << 4 << int(Recompute::Full)
+                                                 << 1 << "" << mxfp8;
         QTest::newRow("PTD-P uneven first and last") << "pipe=4,data=2,model=8" << "megatron-sp" << 48
-                                                   << int(Recompute::None) << 1 << "23,25,25,23";
+                                                   << int(Recompute::None) << 1 << "23,25,25,23" << bf16;
     }
     void frameworkShapedPlansRoundTrip() {
         // Export, read the flags back as Megatron-LM reads them, rebuild: the same plan, settings and cut.
@@ -141,9 +150,11 @@ private slots:
         QFETCH(int, recompute);
         QFETCH(int, virtualStages);
         QFETCH(QString, cut);
+        QFETCH(int, precision);
         StepSettings s;
         s.microbatches = microbatches;
         s.recompute = static_cast<Recompute>(recompute);
+        s.precision = static_cast<Precision>(precision);
         s.virtualStages = virtualStages;
         s.schedule = virtualStages > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
         std::vector<int> chunks;
@@ -157,6 +168,7 @@ private slots:
         QCOMPARE(back.strategies(), p.strategies());
         QCOMPARE(back.settings.zeroStage, p.settings.zeroStage);
         QCOMPARE(back.settings.recompute, p.settings.recompute);
+        QCOMPARE(back.settings.precision, p.settings.precision);
         QCOMPARE(back.settings.microbatches, p.settings.microbatches);
         QCOMPARE(back.settings.schedule, p.settings.schedule);
         QCOMPARE(back.settings.virtualStages, p.settings.virtualStages);
@@ -269,6 +281,9 @@ private slots:
         const OpId q = *g.findOp("layers.3.mlp.fc1");
         p.ops[q.index()].strategy = OpStrategy::replicated(1);
         refused(g, p, "1 ops differ from DeepSpeed's dp layout on data=64: layers.3.mlp.fc1 is replicated", Format::Deepspeed);
+        StepSettings fp8 = s;
+        fp8.precision = Precision::FP8;
+        refused(g, planOf(g, Mesh::parse("data=64"), "zero2", fp8), "DeepSpeed's config has no FP8 setting", Format::Deepspeed);
     }
 
     void torchtitanConfigsRoundTrip_data() {
@@ -277,14 +292,18 @@ private slots:
         QTest::addColumn<int>("microbatches");
         QTest::addColumn<int>("recompute");
         QTest::addColumn<int>("schedule");
-        QTest::newRow("FSDP") << "data=64" << "zero3" << 1 << int(Recompute::None) << int(Schedule::OneFOneB);
-        QTest::newRow("DDP, accumulation") << "data=64" << "dp" << 4 << int(Recompute::Full) << int(Schedule::OneFOneB);
-        QTest::newRow("FSDP + TP") << "data=8,model=8" << "megatron-sp+zero3" << 2 << int(Recompute::Full) << int(Schedule::OneFOneB);
+        QTest::addColumn<int>("precision");
+        const int bf16 = int(Precision::BF16), fp8 = int(Precision::FP8), mxfp8 = int(Precision::MXFP8);
+        QTest::newRow("FSDP, fp8") << "data=64" << "zero3" << 1 << int(Recompute::None) << int(Schedule::OneFOneB) << fp8;
+        QTest::newRow("DDP, accumulation, fp8") << "data=64" << "dp" << 4 << int(Recompute::Full) << int(Schedule::OneFOneB)
+                                                << fp8;
+        QTest::newRow("FSDP + TP, mxfp8") << "data=8,model=8" << "megatron-sp+zero3" << 2 << int(Recompute::Full)
+                                          << int(Schedule::OneFOneB) << mxfp8;
         QTest::newRow("ZeRO-2 + TP + PP 1F1B") << "pipe=4,data=2,model=8" << "megatron-sp+zero2" << 48 << int(Recompute::Full)
-                                               << int(Schedule::OneFOneB);
-        QTest::newRow("PP GPipe") << "pipe=4,data=16" << "zero3" << 24 << int(Recompute::None) << int(Schedule::GPipe);
+                                               << int(Schedule::OneFOneB) << bf16;
+        QTest::newRow("PP GPipe") << "pipe=4,data=16" << "zero3" << 24 << int(Recompute::None) << int(Schedule::GPipe) << bf16;
         QTest::newRow("FSDP + TP + CP") << "data=4,seq=2,model=8" << "megatron-sp+zero3" << 1 << int(Recompute::Full)
-                                        << int(Schedule::OneFOneB);
+                                        << int(Schedule::OneFOneB) << bf16;
     }
     void torchtitanConfigsRoundTrip() {
         // Export, read the TOML back by torchtitan's meaning (data parallel = replicate x shard, ZeRO by
@@ -295,10 +314,12 @@ private slots:
         QFETCH(int, microbatches);
         QFETCH(int, recompute);
         QFETCH(int, schedule);
+        QFETCH(int, precision);
         StepSettings s;
         s.microbatches = microbatches;
         s.recompute = static_cast<Recompute>(recompute);
         s.schedule = static_cast<Schedule>(schedule);
+        s.precision = static_cast<Precision>(precision);
         const Graph g = gpt96(microbatches);
         const Mesh m = Mesh::parse(mesh.toStdString());
         const Plan p = planOf(g, m, spec.toStdString(), s);
@@ -340,6 +361,17 @@ private slots:
         QCOMPARE(rebuilt.settings.microbatches, p.settings.microbatches);
         QCOMPARE(rebuilt.settings.recompute, p.settings.recompute);
         QCOMPARE(rebuilt.settings.schedule, p.settings.schedule);
+        // torchao's converter: float8 (tensorwise; its FSDP all-gather in float8 under ZeRO-3, as priced) or
+        // MX, none in BF16; the LM head ("output") filtered out.
+        const std::string converters = keys.count("model.converters") ? keys.at("model.converters") : "";
+        const Precision backPrecision = converters == "[\"float8\"]" ? Precision::FP8
+                                        : converters == "[\"mx\"]"   ? Precision::MXFP8
+                                                                       : Precision::BF16;
+        QCOMPARE(backPrecision, p.settings.precision);
+        if (p.settings.precision == Precision::FP8) {
+            QCOMPARE(keys.at("float8.enable_fsdp_float8_all_gather"), std::string(zero == 3 ? "true" : "false"));
+            QCOMPARE(keys.at("float8.filter_fqns"), std::string("[\"output\"]"));
+        }
         QCOMPARE(number("training.seq_len"), 256);
         // Valid TOML for Python's parser, when the machine has python3 (Debian's has tomllib from 3.11).
         const QString python = QStandardPaths::findExecutable(QStringLiteral("python3"));

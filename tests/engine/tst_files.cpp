@@ -134,6 +134,62 @@ private slots:
                      e.what());
         }
     }
+    void nvlinkDomainsFillUpToTheirCapacity() {
+        // --nodes counts trays of 4; up to 18 share one NVLink domain; more deal into equal domains of
+        // the largest divisor of the count between 9 and 18.
+        struct Case {
+            int trays, domain, racks;
+        };
+        for (const Case k : {Case{1, 1, 1}, Case{8, 8, 1}, Case{18, 18, 1}, Case{36, 18, 2}, Case{64, 16, 4}, Case{90, 18, 5},
+                             Case{100, 10, 10}}) {
+            const Cluster c = clusterPreset("gb200-nvl72", k.trays);
+            QCOMPARE(c.levels[0].size, 4);
+            QCOMPARE(c.levels[1].size, k.domain);
+            QCOMPARE(c.levels[2].size, k.racks);
+            QCOMPARE(c.scaleUpSize(), 4 * k.domain);
+            // The file keeps the capacity, and --nodes on the file deals the same way.
+            const Cluster file = parseClusterJson(clusterToJson(clusterPreset("gb200-nvl72", 1)), "nvl.cluster.json");
+            QCOMPARE(clusterToJson(withNodes(file, k.trays)), clusterToJson(c));
+        }
+        for (const int trays : {19, 38}) {
+            try {
+                clusterPreset("gb200-nvl72", trays);
+                QFAIL("no error");
+            } catch (const InputError& e) {
+                QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("do not split into equal nvlink groups of 9 to 18")),
+                         e.what());
+            }
+        }
+        // A capacity below the level's size is refused by name.
+        Cluster bad = clusterPreset("gb200-nvl72", 18);
+        bad.levels[1].capacity = 9;
+        try {
+            parseClusterJson(clusterToJson(bad), "bad.cluster.json");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("levels[1].capacity")), e.what());
+        }
+    }
+    void precisionNeedsTheDevicesTensorCores() {
+        // FP8 needs an FP8 peak (not the A100's), MXFP8 MX tensor cores (Blackwell's, not Hopper's).
+        ScenarioRequest r;
+        r.model.spec = "gpt";
+        auto message = [&](const std::string& cluster, Precision p) -> QString {
+            r.cluster = cluster;
+            r.precision = p;
+            try {
+                const Scenario s = loadScenario(r);
+                return QStringLiteral("ok ") + QString::fromStdString(std::string(precisionName(s.plan.settings.precision)));
+            } catch (const InputError& e) {
+                return QString::fromUtf8(e.what());
+            }
+        };
+        QVERIFY(message("dgx-a100", Precision::FP8).contains(QStringLiteral("A100-SXM4-80GB has no FP8 peak")));
+        QVERIFY(message("dgx-h100", Precision::MXFP8).contains(QStringLiteral("no block-scaled (MX) tensor cores")));
+        QCOMPARE(message("dgx-h100", Precision::FP8), QStringLiteral("ok fp8"));
+        QCOMPARE(message("dgx-b200", Precision::MXFP8), QStringLiteral("ok mxfp8"));
+        QCOMPARE(message("mi300x", Precision::FP8), QStringLiteral("ok fp8"));
+    }
     void sampleClustersAreThePresets() {
         // samples/clusters/ holds each preset as its cluster file, every figure the same.
         for (const ClusterPresetInfo& info : clusterPresets()) {

@@ -59,6 +59,13 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     attention_->addItem(QStringLiteral("unfused"), static_cast<int>(AttentionKernel::Unfused));
     attention_->setToolTip(tr("fused: one FlashAttention kernel, no s x s tensors kept; unfused: matmul, softmax, "
                               "dropout and matmul as separate kernels"));
+    precision_ = new QComboBox(this);
+    precision_->setObjectName(QStringLiteral("precision"));
+    for (const Precision p : {Precision::BF16, Precision::FP8, Precision::MXFP8})
+        precision_->addItem(q(std::string(precisionName(p))), static_cast<int>(p));
+    precision_->setToolTip(tr("The transformer layers' GEMMs: bf16; fp8 with one scale per tensor (Transformer Engine, "
+                              "torchao float8; Hopper and later); mxfp8 with a scale per 32 elements (Blackwell). "
+                              "Attention, the embedding and the LM head stay in bf16"));
     overlap_ = new QComboBox(this);
     overlap_->setObjectName(QStringLiteral("overlap"));
     overlap_->addItem(tr("gradients + gathers"), 1);
@@ -110,6 +117,8 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     addWidget(recompute_);
     addWidget(caption(tr("Attention"), this));
     addWidget(attention_);
+    addWidget(caption(tr("Precision"), this));
+    addWidget(precision_);
     addWidget(caption(tr("Overlap"), this));
     addWidget(overlap_);
     addWidget(caption(tr("ZeRO"), this));
@@ -121,7 +130,7 @@ SearchBar::SearchBar(Session* session, QWidget* parent) : QToolBar(tr("Search"),
     addWidget(cancel_);
     addWidget(progress_);
 
-    for (QComboBox* c : {algorithm_, recompute_, attention_, overlap_, zero_, schedule_})
+    for (QComboBox* c : {algorithm_, recompute_, attention_, precision_, overlap_, zero_, schedule_})
         connect(c, &QComboBox::currentIndexChanged, this, &SearchBar::push);
     connect(mesh_, &QComboBox::currentTextChanged, this, &SearchBar::push);
     for (QSpinBox* s : {batch_, microbatches_})
@@ -178,6 +187,7 @@ std::variant<SearchSettings, QString> SearchBar::settings() const {
         s.schedule = code >= 10 ? ScheduleChoice{Schedule::Interleaved, code - 10}
                                 : ScheduleChoice{code == 1 ? Schedule::OneFOneB : Schedule::GPipe, 1};
     s.attention = static_cast<AttentionKernel>(attention_->currentData().toInt());
+    s.precision = static_cast<Precision>(precision_->currentData().toInt());
     const int overlap = overlap_->currentData().toInt();
     s.overlap = overlap >= 1;
     s.tpOverlap = overlap == 3 ? TpOverlap::Full : overlap == 2 ? TpOverlap::Backward : TpOverlap::Off;
@@ -197,6 +207,7 @@ void SearchBar::setSettings(const SearchSettings& s) {
     recompute_->setCurrentIndex(s.recompute ? static_cast<int>(*s.recompute) + 1 : 0);
     zero_->setCurrentIndex(zero_->findData(s.zeroStage.value_or(-1)));
     attention_->setCurrentIndex(attention_->findData(static_cast<int>(s.attention)));
+    precision_->setCurrentIndex(precision_->findData(static_cast<int>(s.precision)));
     const int scheduleCode = !s.schedule                                   ? -1
                              : s.schedule->schedule == Schedule::Interleaved ? 10 + s.schedule->virtualStages
                              : s.schedule->schedule == Schedule::OneFOneB    ? 1
@@ -214,7 +225,7 @@ void SearchBar::onProblemChanged() {
     mesh_->addItem(autoMeshText());
     if (problem) {
         const int devices = problem->cluster->deviceCount(), perNode = problem->cluster->devicesPerNode();
-        for (const Mesh& m : candidateMeshes(devices, perNode))
+        for (const Mesh& m : candidateMeshes(devices, problem->cluster->scaleUpSize()))
             mesh_->addItem(q(m.toString()));
         for (const Mesh& m : pipelinedMeshes(devices, perNode, problem->blocks ? problem->blocks->count() : 0))
             mesh_->addItem(q(m.toString()));

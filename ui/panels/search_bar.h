@@ -37,6 +37,7 @@ private:
     QSpinBox* microbatches_ = nullptr;
     QComboBox* recompute_ = nullptr;
     QComboBox* attention_ = nullptr;
+    QComboBox* precision_ = nullptr;
     QComboBox* overlap_ = nullptr;
     QComboBox* zero_ = nullptr;
     QComboBox* schedule_ = nullptr;

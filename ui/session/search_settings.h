@@ -20,13 +20,15 @@ struct SearchSettings {
     std::optional<int> zeroStage;                ///< nullopt: auto; else 0-3 over the data axis
     std::optional<ScheduleChoice> schedule;      ///< pipelined meshes: nullopt: auto; else fixed
     AttentionKernel attention = AttentionKernel::Fused; ///< a fixed setting, never searched
+    Precision precision = Precision::BF16;       ///< StepSettings::precision, fixed
     bool overlap = true;                         ///< StepSettings::overlap, fixed
     TpOverlap tpOverlap = TpOverlap::Off;        ///< StepSettings::tpOverlap, fixed
     double bucketBytes = StepSettings{}.bucketBytes; ///< StepSettings::bucketBytes, fixed
 
-    /// `step` with the fixed settings above (attention, overlap, buckets) in place of its own.
+    /// `step` with the fixed settings above (attention, precision, overlap, buckets) in place of its own.
     StepSettings withFixed(StepSettings step) const {
         step.attention = attention;
+        step.precision = precision;
         step.overlap = overlap;
         step.tpOverlap = tpOverlap;
         step.bucketBytes = bucketBytes;
@@ -36,6 +38,7 @@ struct SearchSettings {
     bool takeFixed(const StepSettings& step) {
         const SearchSettings before = *this;
         attention = step.attention;
+        precision = step.precision;
         overlap = step.overlap;
         tpOverlap = step.tpOverlap;
         bucketBytes = step.bucketBytes;
