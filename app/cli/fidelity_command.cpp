@@ -28,6 +28,7 @@ std::string valueText(RunMetric metric, double value) {
     case RunMetric::StepSeconds:
         return formatSeconds(value);
     case RunMetric::GptTflopsPerGpu:
+    case RunMetric::MegatronCoreTflopsPerGpu:
         std::snprintf(text, sizeof text, "%.1f TF", value);
         return text;
     case RunMetric::TokensPerGpuSecond:
@@ -67,7 +68,12 @@ void printCalibration(std::ostream& out) {
 } // namespace
 
 int runFidelity(const CliOptions& options, std::ostream& out) {
-    const auto runs = publishedRuns();
+    // The A100 runs the preset is fitted to and judged on, then the H100 and Blackwell predictions.
+    auto runs = publishedRuns();
+    for (MeasuredRun& r : megatronH100Family())
+        runs.push_back(std::move(r));
+    for (MeasuredRun& r : megatronBridgeFamily())
+        runs.push_back(std::move(r));
     std::vector<RunPrediction> predictions;
     for (const MeasuredRun& r : runs) {
         std::cerr << "bench: " << r.name << "\n";

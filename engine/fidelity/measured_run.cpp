@@ -19,6 +19,16 @@ double gptStepFlops(const ModelParams& p, int batch) {
     return 96 * B * s * l * h * h * (1 + s / (6 * h) + V / (16 * l * h));
 }
 
+/// Megatron-Core's count for a GPT with multi-head attention and a 4h GeLU MLP (num_floating_point_
+/// operations in megatron/training/training.py): attention projections 2, scores and context s/h, MLP
+/// 4, logits V/(2 l h), times 12 B s l h^2 (3 passes x 2 FLOPs per multiply-add x 2 matrices).
+double megatronCoreStepFlops(const ModelParams& p, int batch) {
+    if (p.kvHeadCount() != p.heads || p.ffnSize() != 4 * p.hidden)
+        throw InputError("Megatron-Core's TFLOP/s are counted here for multi-head attention and a 4h MLP only");
+    const double B = batch, s = p.seq, l = p.layers, h = p.hidden, V = p.vocab;
+    return 12 * B * s * l * h * h * (2 + s / h + 4 + V / (2 * l * h));
+}
+
 /// Micro-batch counts to try: `fixed`, or every divisor of the per-replica batch, fewest first.
 std::vector<int> microbatchCounts(int fixed, int perReplica) {
     if (fixed > 0)
@@ -41,7 +51,14 @@ ModelParams builtInParams(const MeasuredRun& run) {
 /// Work of one step in the metric's unit times seconds: value x step time x GPUs.
 double stepWork(const MeasuredRun& run) {
     const ModelParams p = builtInParams(run);
-    return run.metric == RunMetric::GptTflopsPerGpu ? gptStepFlops(p, run.batch) / 1e12 : double(run.batch) * p.seq;
+    switch (run.metric) {
+    case RunMetric::GptTflopsPerGpu:
+        return gptStepFlops(p, run.batch) / 1e12;
+    case RunMetric::MegatronCoreTflopsPerGpu:
+        return megatronCoreStepFlops(p, run.batch) / 1e12;
+    default:
+        return double(run.batch) * p.seq;
+    }
 }
 
 } // namespace
@@ -51,6 +68,7 @@ const char* runMetricUnit(RunMetric metric) {
     case RunMetric::StepSeconds:
         return "s";
     case RunMetric::GptTflopsPerGpu:
+    case RunMetric::MegatronCoreTflopsPerGpu:
         return "TFLOP/s per GPU";
     case RunMetric::TokensPerGpuSecond:
         return "tokens/s per GPU";
@@ -99,6 +117,7 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
             StepSettings settings;
             settings.recompute = run.recompute;
             settings.attention = run.attention;
+            settings.precision = run.precision;
             settings.overlap = run.overlap;
             settings.tpOverlap = run.tpOverlap;
             settings.bucketBytes = run.bucketBytes;

@@ -13,9 +13,12 @@ namespace shardscope {
 
 /// What a measurement reports: seconds per step; model TFLOP/s per GPU by Narayanan et al. 2021's
 /// count for GPT models, F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per step (full recomputation's
-/// extra forward included) over step time x GPUs; or tokens per second per GPU (torchtitan's "WPS"),
-/// B s over step time x GPUs, for a built-in model.
-enum class RunMetric { StepSeconds, GptTflopsPerGpu, TokensPerGpuSecond };
+/// extra forward included) over step time x GPUs; model TFLOP/s per GPU by Megatron-Core's count
+/// (megatron/training/training.py, num_floating_point_operations) for GPT models with multi-head
+/// attention and a 4h MLP, F = 12 B s l h^2 (2 + s/h + 4 + V/(2 l h)), no recomputation counted; or
+/// tokens per second per GPU (torchtitan's "WPS", Megatron-Bridge's "Tokens/sec/GPU"), B s over step
+/// time x GPUs, for a built-in model.
+enum class RunMetric { StepSeconds, GptTflopsPerGpu, MegatronCoreTflopsPerGpu, TokensPerGpuSecond };
 
 /// The unit of a metric as the fidelity table prints it: "s", "TFLOP/s per GPU", "tokens/s per GPU".
 const char* runMetricUnit(RunMetric metric);
@@ -33,6 +36,7 @@ struct MeasuredRun {
     std::string strategy;            ///< a baseline name (baselines.h)
     Recompute recompute = Recompute::None;
     AttentionKernel attention = AttentionKernel::Unfused; ///< the published runs predate FlashAttention
+    Precision precision = Precision::BF16; ///< StepSettings::precision
     bool overlap = true;             ///< StepSettings::overlap
     TpOverlap tpOverlap = TpOverlap::Off; ///< StepSettings::tpOverlap
     double bucketBytes = StepSettings{}.bucketBytes; ///< StepSettings::bucketBytes

@@ -127,6 +127,80 @@ MeasuredRun torchtitanLlama(const std::string& what, std::vector<std::string> se
     return r;
 }
 
+/// The Megatron-LM README's weak-scaling table on H100 (its images/model_table.png, 2024): GPT models
+/// of vocabulary 131072 and sequence 4096, Megatron-Core in BF16 with every overlap on
+/// (--overlap-grad-reduce --overlap-param-gather --tp-comm-overlap), the distributed optimizer,
+/// sequence parallelism with tensor parallelism, micro-batch 1, data parallelism 48; model TFLOP/s
+/// per GPU by Megatron-Core's count. Megatron-Core's defaults otherwise: dropout 0.1, no
+/// recomputation, Transformer Engine's fused attention; the table names no virtual pipeline, so the
+/// pipelined rows run 1F1B.
+MeasuredRun megatronH100Row(const std::string& size, int heads, int hidden, int layers, int tp, int pp, int batch,
+                            double tflops) {
+    const int gpus = 48 * tp * pp;
+    MeasuredRun r;
+    r.name = "Megatron-LM H100 " + size + " (TP " + std::to_string(tp) + (pp > 1 ? ", PP " + std::to_string(pp) : "") +
+             ", " + std::to_string(gpus) + " GPUs)";
+    r.source = "Megatron-LM README, H100 weak scaling";
+    r.model = "gpt";
+    r.sets = {"layers=" + std::to_string(layers), "hidden=" + std::to_string(hidden), "heads=" + std::to_string(heads),
+              "seq=4096", "vocab=131072", "dropout=true"};
+    r.batch = batch;
+    r.cluster = "dgx-h100";
+    r.nodes = gpus / 8;
+    r.mesh = (pp > 1 ? "pipe=" + std::to_string(pp) + "," : "") + "data=48" + (tp > 1 ? ",model=" + std::to_string(tp) : "");
+    r.strategy = tp > 1 ? "megatron-sp+zero1" : "zero1";
+    r.recompute = Recompute::None;
+    r.attention = AttentionKernel::Fused;
+    r.overlap = true;
+    r.tpOverlap = TpOverlap::Full;
+    r.microbatches = batch / 48;
+    r.metric = RunMetric::MegatronCoreTflopsPerGpu;
+    r.measured = tflops;
+    return r;
+}
+
+/// Llama 3 8B: 32 layers, hidden 4096, 32 heads in 8 KV groups, FFN 14336, vocabulary 128256.
+std::vector<std::string> llama3_8b() {
+    return {"layers=32", "hidden=4096", "heads=32", "kv_heads=8", "ffn=14336", "vocab=128256"};
+}
+
+/// A row of NVIDIA Megatron-Bridge's performance summary (docs/performance-summary.md, 25.11 container):
+/// pre-training at sequence 8192 with the given GBS, MBS, FSDP, TP, PP, CP and VP on `gpus` GPUs of
+/// `cluster` (`perNode` a node or tray), tokens per second per GPU. Megatron-Core underneath: the
+/// distributed optimizer without FSDP, sequence parallelism and --tp-comm-overlap with TP, every
+/// data-parallel overlap, Transformer Engine's fused attention, no recomputation unless `recompute`.
+MeasuredRun bridgeRow(const std::string& system, const std::string& cluster, int perNode, const std::string& size,
+                      std::vector<std::string> sets, int gpus, Precision precision, int gbs, int mbs, bool fsdp, int tp,
+                      int pp, int cp, int vp, double tokens, Recompute recompute = Recompute::None) {
+    const int dp = gpus / tp / pp / cp;
+    MeasuredRun r;
+    r.name = "Megatron-Bridge " + system + " Llama 3 " + size + " " + std::string(precisionName(precision)) + " (" +
+             std::to_string(gpus) + " GPUs" + (fsdp ? ", FSDP" : "") + (tp > 1 ? ", TP " + std::to_string(tp) : "") +
+             (pp > 1 ? ", PP " + std::to_string(pp) : "") + (cp > 1 ? ", CP " + std::to_string(cp) : "") +
+             (vp > 1 ? ", VP " + std::to_string(vp) : "") + ")";
+    r.source = "Megatron-Bridge docs/performance-summary.md, 25.11";
+    r.model = "llama";
+    r.sets = std::move(sets);
+    r.sets.push_back("seq=8192");
+    r.batch = gbs;
+    r.cluster = cluster;
+    r.nodes = gpus / perNode;
+    r.mesh = (pp > 1 ? "pipe=" + std::to_string(pp) + "," : "") + "data=" + std::to_string(dp) +
+             (cp > 1 ? ",seq=" + std::to_string(cp) : "") + (tp > 1 ? ",model=" + std::to_string(tp) : "");
+    r.strategy = std::string(tp > 1 ? "megatron-sp+" : "") + (fsdp ? "zero3" : "zero1");
+    r.recompute = recompute;
+    r.attention = AttentionKernel::Fused;
+    r.precision = precision;
+    r.overlap = true;
+    r.tpOverlap = tp > 1 ? TpOverlap::Full : TpOverlap::Off;
+    r.schedule = vp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
+    r.virtualStages = vp;
+    r.microbatches = gbs / dp / mbs;
+    r.metric = RunMetric::TokensPerGpuSecond;
+    r.measured = tokens;
+    return r;
+}
+
 /// Llama 2 70B and Llama 3 70B: 80 layers, hidden 8192, 64 heads in 8 KV groups, FFN 28672.
 std::vector<std::string> llama70b(int vocab) {
     return {"layers=80", "hidden=8192", "heads=64", "kv_heads=8", "ffn=28672", "vocab=" + std::to_string(vocab)};
@@ -165,6 +239,35 @@ std::vector<MeasuredRun> pipelinedFamily() {
             korthikantiPipelined("530B", 105, 20480, 128, 35, "SP + selective", "megatron-sp", selective, 1, 37.83),
             korthikantiPipelined("1T", 128, 25600, 160, 64, "full recomputation", "megatron", full, 1, 94.42),
             korthikantiPipelined("1T", 128, 25600, 160, 64, "SP + selective", "megatron-sp", selective, 1, 71.49)};
+}
+
+std::vector<MeasuredRun> megatronH100Family() {
+    return {megatronH100Row("1.7B", 16, 2048, 24, 1, 1, 192, 408.8),
+            megatronH100Row("7.1B", 32, 4096, 30, 2, 1, 192, 465.9),
+            megatronH100Row("16B", 48, 6144, 32, 4, 1, 192, 489.1),
+            megatronH100Row("32B", 56, 7168, 48, 8, 1, 192, 459.6),
+            megatronH100Row("70B", 64, 8192, 84, 8, 2, 384, 419.7),
+            megatronH100Row("119B", 80, 10240, 92, 8, 4, 768, 420.5),
+            megatronH100Row("177B", 96, 12288, 96, 8, 6, 1152, 432.8),
+            megatronH100Row("314B", 128, 16384, 96, 8, 8, 1536, 474.4)};
+}
+
+std::vector<MeasuredRun> megatronBridgeFamily() {
+    const auto fp8 = Precision::FP8, mx = Precision::MXFP8;
+    const auto l8 = llama3_8b(), l70 = llama70b(128256);
+    return {bridgeRow("DGX-H100", "dgx-h100", 8, "8B", l8, 8, fp8, 128, 1, true, 1, 1, 1, 1, 14451),
+            bridgeRow("DGX-H100", "dgx-h100", 8, "70B", l70, 64, fp8, 128, 1, false, 4, 8, 1, 5, 1602),
+            bridgeRow("DGX-B200", "dgx-b200", 8, "8B", l8, 8, fp8, 128, 2, false, 1, 1, 1, 1, 30624),
+            bridgeRow("DGX-B200", "dgx-b200", 8, "8B", l8, 8, mx, 128, 2, false, 1, 1, 1, 1, 29521),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "8B", l8, 8, fp8, 128, 2, false, 1, 1, 1, 1, 31508),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "8B", l8, 8, mx, 128, 2, false, 1, 1, 1, 1, 29789),
+            // The table names no recomputation for the FSDP 70B rows, but without it a micro-batch of 2 x
+            // 8192 tokens keeps about 365 GB of activations per GPU (34 s b h bytes x 80 layers): the
+            // recipe must recompute, and full recomputation is assumed.
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "70B", l70, 64, fp8, 256, 2, true, 1, 1, 1, 1, 4312, Recompute::Full),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "8B", l8, 8, fp8, 128, 2, false, 1, 1, 1, 1, 37556),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "8B", l8, 8, mx, 128, 2, false, 1, 1, 1, 1, 36108),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "70B", l70, 64, fp8, 256, 2, true, 1, 1, 1, 1, 4520, Recompute::Full)};
 }
 
 std::vector<MeasuredRun> publishedRuns() {

@@ -19,7 +19,16 @@ std::vector<MeasuredRun> torchtitanFamily();
 /// Megatron-LM with pipelining on A100s: Narayanan et al. 2021 Table 1 rows 5-10 and Korthikanti
 /// et al. 2022 Table 3 (175B, 530B, 1T; full recomputation and SP + selective).
 std::vector<MeasuredRun> pipelinedFamily();
-/// Every family: Megatron's, torchtitan's, the pipelined runs.
+/// Megatron-Core on H100 in BF16: the Megatron-LM README's weak-scaling table, 1.7B to 314B (four rows
+/// without pipelining, four with), model TFLOP/s per GPU. Predictions only: the dgx-h100 preset is not
+/// fitted to them (README, Fidelity).
+std::vector<MeasuredRun> megatronH100Family();
+/// NVIDIA Megatron-Bridge's performance summary (25.11): the dense Llama 3 rows in FP8 (current scaling)
+/// and MXFP8 on DGX-H100, DGX-B200, GB200 NVL72 and GB300 NVL72, tokens per second per GPU. Predictions
+/// only; the 405B rows (a pipeline layout that counts the embedding and loss as layers) and the MoE
+/// rows (expert parallelism as its own axis) are not here yet.
+std::vector<MeasuredRun> megatronBridgeFamily();
+/// The A100 families the dgx-a100 preset is judged on: Megatron's, torchtitan's, the pipelined runs.
 std::vector<MeasuredRun> publishedRuns();
 
 } // namespace shardscope

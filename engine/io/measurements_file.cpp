@@ -24,7 +24,7 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
         in.fail(path, "must be an object");
     in.checkKnown(r, path,
                   {"name", "model", "set", "nodes", "mesh", "strategy", "batch", "microbatches", "recompute",
-                   "attention", "overlap", "tp_overlap", "bucket_mb", "schedule", "virtual_stages", "step_time_s"});
+                   "attention", "precision", "overlap", "tp_overlap", "bucket_mb", "schedule", "virtual_stages", "step_time_s"});
     MeasuredRun run;
     run.name = r.contains("name") ? in.string(r, path, "name") : "run " + std::to_string(index + 1);
     run.source = in.source();
@@ -62,6 +62,12 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
         if (!a)
             in.fail(path + ".attention", "must be fused or unfused");
         run.attention = *a;
+    }
+    if (r.contains("precision")) {
+        const auto p = parsePrecision(in.string(r, path, "precision"));
+        if (!p)
+            in.fail(path + ".precision", "must be bf16, fp8 or mxfp8");
+        run.precision = *p;
     }
     if (r.contains("overlap"))
         run.overlap = in.boolean(r, path, "overlap");

@@ -591,18 +591,20 @@ private slots:
         QVERIFY2(bad.err.contains("README.md"), bad.err.constData());
     }
     void fidelityTableNamesEverySource() {
-        // bench --fidelity: the 21 published runs, the fourteen Table 2 settings and the cross-checks'
-        // predictions after calibrating on other runs (4 + 1 + 3), each with its source and predicted /
-        // published.
+        // bench --fidelity: the 21 published A100 runs, the Megatron-LM README's 8 H100 rows, Megatron-Bridge's
+        // 10 Llama 3 rows, the fourteen Table 2 settings and the cross-checks' predictions after calibrating
+        // on other runs (4 + 1 + 3), each with its source and predicted / published.
         const Run r = cli({QStringLiteral("bench"), QStringLiteral("--fidelity"), QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 0);
         const QJsonArray rows = QJsonDocument::fromJson(r.out).array();
-        QCOMPARE(rows.size(), 21 + 14 + 4 + 1 + 3);
+        QCOMPARE(rows.size(), 21 + 8 + 10 + 14 + 4 + 1 + 3);
         int calibrated = 0;
         for (const QJsonValue& v : rows) {
             const QJsonObject row = v.toObject();
             const QString source = row[QStringLiteral("source")].toString();
-            QVERIFY2(source.contains(QStringLiteral("et al.")) || source.contains(QStringLiteral("docs/performance.md")),
+            QVERIFY2(source.contains(QStringLiteral("et al.")) || source.contains(QStringLiteral("docs/performance.md")) ||
+                         source.contains(QStringLiteral("Megatron-LM README")) ||
+                         source.contains(QStringLiteral("docs/performance-summary.md")),
                      qPrintable(source));
             calibrated += row.contains(QStringLiteral("calibrated_on")) ? 1 : 0;
             QCOMPARE(row[QStringLiteral("ratio")].toDouble(),

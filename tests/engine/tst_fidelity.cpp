@@ -113,6 +113,37 @@ private slots:
                                     .arg(ratio)));
         }
     }
+    void megatronCoresFlopCountByHand() {
+        // The README's 1.7B row: 192 sequences of 4096 tokens, 24 layers, hidden 2048, vocabulary 131072,
+        // 408.8 TFLOP/s on each of 48 H100s. Megatron-Core counts 12 B s l h^2 (2 + s/h + 4 + V/(2 l h)):
+        // 2 + 2 + 4 + 4/3 = 9.333 x 12 x 192 x 4096 x 24 x 2048^2 = 8.866e15 FLOPs, so a step of
+        // 8.866e15 / (48 x 408.8e12) = 0.4519 s.
+        const MeasuredRun row = megatronH100Family().front();
+        QCOMPARE(row.measured, 408.8);
+        const double flops = 12.0 * 192 * 4096 * 24 * 2048.0 * 2048 * (2 + 2 + 4 + 131072.0 / (2 * 24 * 2048));
+        QCOMPARE(asStepSeconds(row).measured, flops / (48 * 408.8e12));
+        QVERIFY(std::abs(asStepSeconds(row).measured - 0.4519) < 1e-4);
+    }
+    void bridgeTokensPerGpuByHand() {
+        // Megatron-Bridge's DGX-H100 Llama 3 8B row: GBS 128 x 8192 tokens over 8 GPUs at 14451 tokens/s
+        // per GPU is a step of 128 x 8192 / (8 x 14451) = 9.07 s; FSDP with MBS 1 is 16 micro-batches.
+        const MeasuredRun row = megatronBridgeFamily().front();
+        QCOMPARE(row.measured, 14451.0);
+        QCOMPARE(row.microbatches, 16);
+        QCOMPARE(row.precision, Precision::FP8);
+        QCOMPARE(asStepSeconds(row).measured, 128.0 * 8192 / (8 * 14451.0));
+    }
+    void currentHardwareRowsFitTheirGpus() {
+        // Every H100 and Blackwell row as published runs on its GPUs: the predicted plan must fit.
+        std::vector<MeasuredRun> rows = megatronH100Family();
+        for (const MeasuredRun& r : megatronBridgeFamily())
+            rows.push_back(r);
+        for (const MeasuredRun& r : rows) {
+            const RunPrediction p = predictRun(r);
+            QVERIFY2(p.feasible, r.name.c_str());
+            QVERIFY2(p.value > 0, r.name.c_str());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestFidelity)
