@@ -18,14 +18,16 @@ namespace shardscope::bench {
 
 namespace {
 
-/// The best baseline by full evaluation: every registry entry on every candidate mesh with every
-/// recomputation and micro-batch count the search may use.
+/// The best baseline by full evaluation: every registry entry on every candidate mesh (the expert
+/// meshes too) with every recomputation and micro-batch count the search may use.
 BaselineFigures bestBaseline(const BuilderModel& b, const std::shared_ptr<const Cluster>& c) {
     std::optional<BaselineFigures> best;
-    for (const Mesh& mesh : candidateMeshes(c->deviceCount(), c->scaleUpSize())) {
-        const auto data = mesh.axisOf(AxisRole::Data);
+    std::vector<Mesh> meshes = candidateMeshes(c->deviceCount(), c->scaleUpSize());
+    for (Mesh& m : expertMeshes(buildModel(b.family, b.params, 1, b.name), c->deviceCount()))
+        meshes.push_back(std::move(m));
+    for (const Mesh& mesh : meshes) {
         const SettingsSpace space =
-            settingsSpace(StepSettings{}, OpenSettings::all(), b.params.batch, data ? mesh.size(*data) : 1);
+            settingsSpace(StepSettings{}, OpenSettings::all(), b.params.batch, mesh.dataParallelDegree());
         for (int m : space.microbatches) {
             const auto g = std::make_shared<const Graph>(buildModel(b.family, b.params, m, b.name));
             for (Recompute r : space.recomputes) {

@@ -69,10 +69,11 @@ int Mesh::deviceCount() const {
 namespace {
 
 /// The axis name of each role; an axis named otherwise has none.
-constexpr EnumNames<AxisRole, 4> kRoles{{{{AxisRole::Pipe, kPipeAxis},
+constexpr EnumNames<AxisRole, 5> kRoles{{{{AxisRole::Pipe, kPipeAxis},
                                           {AxisRole::Data, "data"},
                                           {AxisRole::Model, "model"},
-                                          {AxisRole::Sequence, "seq"}}}};
+                                          {AxisRole::Sequence, "seq"},
+                                          {AxisRole::Expert, "expert"}}}};
 
 } // namespace
 
@@ -87,6 +88,14 @@ std::optional<AxisId> Mesh::axisOf(AxisRole role) const {
         if (axes[a].role() == role)
             return AxisId(a);
     return std::nullopt;
+}
+
+AxisSet Mesh::dataParallelAxes() const {
+    AxisSet set = 0;
+    for (const AxisRole role : {AxisRole::Data, AxisRole::Expert})
+        if (const auto a = axisOf(role))
+            set |= axisBit(*a);
+    return set;
 }
 
 std::optional<AxisId> Mesh::find(const std::string& name) const {

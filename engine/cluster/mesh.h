@@ -19,11 +19,13 @@ constexpr std::size_t kMaxMeshAxes = 8;
 
 /// What a mesh axis is for. The mesh's text form names its axes and the role goes with the name
 /// (docs/DESIGN.md, Cluster and mesh): `pipe` holds pipeline stages, `data` splits the batch and
-/// carries ZeRO, `model` is tensor parallelism, `seq` context parallelism; an axis of any other
-/// name has no role, and the search may split any factor over it.
-enum class AxisRole { Pipe, Data, Model, Sequence, None };
+/// carries ZeRO, `model` is tensor parallelism, `seq` context parallelism, `expert` expert
+/// parallelism inside data parallelism (Megatron's --expert-model-parallel-size: the experts split
+/// over it, every other op's batch split over it as over `data`); an axis of any other name has no
+/// role, and the search may split any factor over it.
+enum class AxisRole { Pipe, Data, Model, Sequence, Expert, None };
 
-/// The name an axis of `role` has: "pipe", "data", "model", "seq" ("" for None).
+/// The name an axis of `role` has: "pipe", "data", "model", "seq", "expert" ("" for None).
 std::string_view axisRoleName(AxisRole role);
 /// The role of an axis named `name`.
 AxisRole axisRoleOf(std::string_view name);
@@ -81,6 +83,11 @@ struct Mesh {
     std::optional<AxisId> axisOf(AxisRole role) const;
     /// The size of the axis of `role`, 1 without one: the degree of that parallelism.
     int degreeOf(AxisRole role) const { return axisOf(role) ? size(*axisOf(role)) : 1; }
+    /// The axes data parallelism spans, which ZeRO shards over: `data` and `expert` (expert
+    /// parallelism is carved out of data parallelism); the empty set without either.
+    AxisSet dataParallelAxes() const;
+    /// Data-parallel replicas: the product of the dataParallelAxes() sizes (1 without any).
+    int dataParallelDegree() const { return groupSize(dataParallelAxes()); }
     /// The pipe axis, if the mesh has one.
     std::optional<AxisId> pipeAxis() const { return axisOf(AxisRole::Pipe); }
     /// Pipeline stages: the pipe axis's size, 1 without one.

@@ -6,9 +6,10 @@
 
 namespace shardscope {
 
-std::optional<std::string> axisWithoutDegree(const Mesh& mesh, bool contextParallel) {
+std::optional<std::string> axisWithoutDegree(const Mesh& mesh, bool contextParallel, bool expertParallel) {
     for (const MeshAxis& a : mesh.axes)
-        if (a.role() == AxisRole::None || (a.role() == AxisRole::Sequence && !contextParallel))
+        if (a.role() == AxisRole::None || (a.role() == AxisRole::Sequence && !contextParallel) ||
+            (a.role() == AxisRole::Expert && !expertParallel))
             return a.name;
     return std::nullopt;
 }

@@ -11,9 +11,9 @@
 
 namespace shardscope {
 
-/// The first axis of `mesh` other than pipe, data and model (and seq, with `contextParallel`: the
-/// degrees frameworks name), if any.
-std::optional<std::string> axisWithoutDegree(const Mesh& mesh, bool contextParallel = false);
+/// The first axis of `mesh` other than pipe, data and model (and seq with `contextParallel`, expert
+/// with `expertParallel`: the degrees frameworks name), if any.
+std::optional<std::string> axisWithoutDegree(const Mesh& mesh, bool contextParallel = false, bool expertParallel = false);
 
 /// How far `plan` is from baseline pattern `pattern` ("dp", "megatron", "megatron-sp").
 struct LayoutDifference {

@@ -16,10 +16,12 @@ namespace {
 
 /// The Megatron layout `plan` has: its pattern ("megatron-sp", "megatron" or "dp") and whether the
 /// experts are split over the data axis; else refuses naming the ops that differ from the closest.
+/// With an expert axis the pattern's baseline splits the experts over it already.
 std::pair<std::string, bool> patternOf(const Graph& graph, const Plan& plan, bool tensorParallel) {
     const std::vector<std::string> patterns =
         tensorParallel ? std::vector<std::string>{"megatron-sp", "megatron"} : std::vector<std::string>{"dp"};
-    const bool experts = hasExperts(graph) && plan.mesh.degreeOf(AxisRole::Data) > 1;
+    const bool experts =
+        hasExperts(graph) && plan.mesh.degreeOf(AxisRole::Data) > 1 && !plan.mesh.axisOf(AxisRole::Expert);
     std::optional<LayoutDifference> closest;
     for (const std::string& pattern : patterns)
         for (const bool overData : experts ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
@@ -82,10 +84,16 @@ void addPipeline(const Graph& graph, const Plan& plan, MegatronArguments& args) 
 
 MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int globalBatch) {
     const Mesh& mesh = plan.mesh;
-    if (const auto axis = axisWithoutDegree(mesh, true))
-        refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data, seq and model axes map to "
-               "Megatron-LM's pipeline, data, context and tensor parallelism here");
-    const int tp = mesh.degreeOf(AxisRole::Model), dp = mesh.degreeOf(AxisRole::Data);
+    if (const auto axis = axisWithoutDegree(mesh, true, true))
+        refuse("mesh axis '" + *axis + "' (" + mesh.toString() + "): only pipe, data, seq, model and expert axes map "
+               "to Megatron-LM's pipeline, data, context, tensor and expert parallelism here");
+    if (const auto e = mesh.axisOf(AxisRole::Expert); e && mesh.axisOf(AxisRole::Data) &&
+                                                      e->value != mesh.axisOf(AxisRole::Data)->value + 1)
+        refuse("the expert axis of " + mesh.toString() + " must follow the data axis: Megatron-LM carves its expert "
+               "groups out of consecutive data-parallel ranks");
+    // Megatron's data parallelism spans the expert axis: expert parallelism is carved out of it.
+    const int tp = mesh.degreeOf(AxisRole::Model), dp = mesh.dataParallelDegree();
+    const int ep = mesh.axisOf(AxisRole::Expert) ? mesh.degreeOf(AxisRole::Expert) : dp;
     MegatronArguments args;
     const auto [pattern, expertParallel] = patternOf(graph, plan, tp > 1);
     args.emplace_back("--tensor-model-parallel-size", std::to_string(tp));
@@ -93,8 +101,8 @@ MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int gl
         args.emplace_back("--sequence-parallel", "");
     if (const int cp = mesh.degreeOf(AxisRole::Sequence); cp > 1)
         args.emplace_back("--context-parallel-size", std::to_string(cp));
-    if (expertParallel) {
-        args.emplace_back("--expert-model-parallel-size", std::to_string(dp));
+    if (expertParallel || mesh.axisOf(AxisRole::Expert)) {
+        args.emplace_back("--expert-model-parallel-size", std::to_string(ep));
         if (tp > 1)
             args.emplace_back("--expert-tensor-parallel-size", std::to_string(tp));
     }

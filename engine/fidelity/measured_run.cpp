@@ -106,8 +106,7 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
         const auto shared = std::make_shared<const Cluster>(withNodes(base, run.nodes));
         const Cluster& cluster = *shared;
         const Mesh mesh = Mesh::parse(run.mesh);
-        const auto data = mesh.axisOf(AxisRole::Data);
-        const int replicas = data ? mesh.size(*data) : 1;
+        const int replicas = mesh.dataParallelDegree();
         if (run.batch % replicas != 0)
             throw InputError("batch " + std::to_string(run.batch) + " does not divide over " +
                              std::to_string(replicas) + " data-parallel ranks");

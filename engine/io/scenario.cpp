@@ -85,7 +85,8 @@ Scenario loadScenario(const ScenarioRequest& request) {
                 throw InputError("--zero " + std::to_string(*request.zeroStage) + " contradicts --strategy " +
                                  request.strategy);
             plan.settings.zeroStage = *request.zeroStage;
-            plan.settings.zeroAxes = *request.zeroStage > 0 ? axisBit(mesh.axisOf(AxisRole::Data).value_or(AxisId(0))) : 0;
+            plan.settings.zeroAxes =
+                *request.zeroStage > 0 ? (mesh.dataParallelAxes() ? mesh.dataParallelAxes() : axisBit(AxisId(0))) : 0;
         }
     }
     // Overlap is how the runtime runs the plan, not part of it: the command line's choice wins.

@@ -108,6 +108,10 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
     // Context parallelism (Megatron-LM's --context-parallel-size): an axis named "seq" splits every
     // op's sequence factor, the keys and values gathered where attention reads them.
     const std::optional<AxisId> seq = mesh.axisOf(AxisRole::Sequence);
+    // Expert parallelism inside data parallelism (Megatron's --expert-model-parallel-size): an axis
+    // named "expert" splits the experts of the expert computations and every other op's batch, so
+    // that dispatch and combine become all-to-alls over it.
+    const std::optional<AxisId> expert = mesh.axisOf(AxisRole::Expert);
     if (!data && !model) {
         // The unnamed axes, major to minor, without the pipe axis (it holds stages).
         std::vector<AxisId> free;
@@ -142,6 +146,8 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
                 trySplit(op, mesh, st, model, op.hints.sequence);
         }
         trySplit(op, mesh, st, data, batchFactor(op));
+        const bool expertComputation = !op.hints.expert.empty() && op.kind != OpKind::Dispatch;
+        trySplit(op, mesh, st, expert, expertComputation ? op.hints.expert : batchFactor(op));
         if (seq && op.rule.findFactor("s") >= 0 && op.rule.splittable(op.rule.findFactor("s")))
             trySplit(op, mesh, st, seq, "s");
     }
@@ -150,7 +156,7 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
             plan.ops[o].strategy = plan.ops[twin(o)].strategy;
     plan.origin = "the " + spec + " baseline";
     settings.zeroStage = s.zeroStage;
-    settings.zeroAxes = s.zeroStage > 0 ? axisBit(*data) : 0;
+    settings.zeroAxes = s.zeroStage > 0 ? mesh.dataParallelAxes() | axisBit(*data) : 0;
     plan.settings = settings;
     if (mesh.pipelineStages() > 1)
         plan.pipeline = layout ? *layout : makePipelineLayout(graph, mesh.pipelineStages(), settings.virtualStages);

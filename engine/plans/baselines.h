@@ -29,8 +29,10 @@ bool isBaselineSpec(const std::string& spec);
 
 /// Builds baseline `spec`: one pattern (dp, megatron, megatron-sp; dp if omitted) joined by '+' with at
 /// most one ZeRO stage (zero1, zero2, zero3, fsdp). The data axis is the one named "data" (else the
-/// first), the model axis the one named "model" (else the last of two or more). An op whose factor
-/// does not divide by an axis stays replicated on that axis. `settings` gets the ZeRO stage and axes.
+/// first), the model axis the one named "model" (else the last of two or more); an axis named
+/// "expert" splits the expert computations' experts and every other op's batch. An op whose factor
+/// does not divide by an axis stays replicated on that axis. `settings` gets the ZeRO stage and axes
+/// (data and expert: ZeRO shards each parameter over the data-parallel axes it is not split on).
 /// Throws InputError for an unknown name or a mesh lacking the needed axis. With `sameAs` (per op, an
 /// op of identical structure, or itself), an op takes its twin's strategy instead of working it out.
 /// On a mesh with a pipe axis the plan takes `layout` when given, else the balanced cut.

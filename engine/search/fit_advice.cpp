@@ -19,10 +19,9 @@ std::optional<CandidatePlan> bestFittingBaseline(const SearchRequest& r, const s
         MeshSearchInput in;
         in.cluster = cluster;
         in.graphs = &graphs;
-        const auto data = mesh.axisOf(AxisRole::Data);
         in.space = settingsSpace(settings, open, r.family ? std::optional<int>(r.family->globalBatch) : std::nullopt,
-                                 data ? mesh.size(*data) : 1);
-        in.zeroAxes = data ? axisBit(*data) : AxisSet(0);
+                                 mesh.dataParallelDegree());
+        in.zeroAxes = mesh.dataParallelAxes();
         in.stop = r.stop;
         MeshSearch s(mesh, std::move(in), bound);
         try {

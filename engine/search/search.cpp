@@ -118,6 +118,18 @@ std::vector<Mesh> candidateMeshes(int devices, int perNode) {
     return meshes;
 }
 
+std::vector<Mesh> expertMeshes(const Graph& graph, int devices) {
+    int experts = 0;
+    for (const Op& op : graph.ops())
+        if (const int f = op.hints.expert.empty() ? -1 : op.rule.findFactor(op.hints.expert); f >= 0)
+            experts = std::max<int>(experts, int(op.rule.factors[std::size_t(f)].size));
+    std::vector<Mesh> meshes;
+    for (int e = 2; e <= std::min(experts, kMaxSearchedExpertDegree) && devices / e >= 2; e *= 2)
+        if (experts % e == 0 && devices % e == 0)
+            meshes.push_back(Mesh{{MeshAxis::of(AxisRole::Data, devices / e), MeshAxis::of(AxisRole::Expert, e)}});
+    return meshes;
+}
+
 std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     if (!r.graph || !r.cluster)
         throw InputError("search: no model or cluster");
@@ -128,6 +140,9 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     const auto repeated = findRepeatedBlocks(*r.graph);
     const int blocks = repeated ? repeated->count() : 0;
     std::vector<Mesh> meshes = r.mesh ? std::vector<Mesh>{*r.mesh} : candidateMeshes(devices, r.cluster->scaleUpSize());
+    if (!r.mesh)
+        for (Mesh& m : expertMeshes(*r.graph, devices))
+            meshes.push_back(std::move(m));
     if (!r.mesh)
         for (Mesh& m : pipelinedMeshes(devices, r.cluster->devicesPerNode(), blocks))
             meshes.push_back(std::move(m));
@@ -213,8 +228,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     std::vector<std::string> errors(meshes.size());
     std::vector<AxisSet> zeroAxes(meshes.size());
     for (std::size_t i = 0; i < meshes.size(); ++i) {
-        const auto data = meshes[i].axisOf(AxisRole::Data);
-        zeroAxes[i] = r.settings.zeroAxes ? r.settings.zeroAxes : data ? axisBit(*data) : AxisSet(0);
+        zeroAxes[i] = r.settings.zeroAxes ? r.settings.zeroAxes : meshes[i].dataParallelAxes();
     }
     // A mesh that prices every plan as an earlier one does (axes reordered) gets only its floor:
     // its search would find the earlier one's optimum. Pins name axes by index, so not with pins.
@@ -229,8 +243,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         MeshSearchInput in;
         in.cluster = r.cluster;
         in.graphs = &graphs;
-        const auto data = meshes[i].axisOf(AxisRole::Data);
-        const int dataDegree = data ? meshes[i].size(*data) : 1;
+        const int dataDegree = meshes[i].dataParallelDegree();
         in.space = settingsSpace(bases[i], open, r.family ? std::optional<int>(r.family->globalBatch) : std::nullopt,
                                  dataDegree);
         if (meshes[i].pipelineStages() > 1 && open.microbatches && r.family) {

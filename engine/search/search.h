@@ -122,4 +122,13 @@ constexpr int kMaxSearchedScaleUp = 16;
 /// models with repeated blocks.
 std::vector<Mesh> candidateMeshes(int devices, int perNode);
 
+/// The largest expert-parallel degree the mesh choice tries (Megatron runs 8 to 64).
+constexpr int kMaxSearchedExpertDegree = 64;
+
+/// For a model with experts (ops with an expert hint), the meshes `data=D/E,expert=E` the mesh choice
+/// adds: E a power of two dividing the expert count and `devices`, up to kMaxSearchedExpertDegree,
+/// with at least two data-parallel groups of it (E = devices is experts over `data`, which the plain
+/// data mesh already reaches). None for a dense model.
+std::vector<Mesh> expertMeshes(const Graph& graph, int devices);
+
 } // namespace shardscope

@@ -357,6 +357,39 @@ private slots:
         QCOMPARE(fp8.cost("layers.0.mlp.fc1").transient, bf16.cost("layers.0.mlp.fc1").transient);
         QCOMPARE(fp8.op("layers.0.mlp.fc1").memory.parameters, bf16.op("layers.0.mlp.fc1").memory.parameters);
     }
+    void expertAxisMakesAllToAllsInsideDataParallelism() {
+        // The moe preset (8 experts, top-2) on data=2,expert=4 with the distributed optimizer: the expert
+        // computations split their experts over `expert` (2 of 8 per rank) and their slots over `data`;
+        // every other op splits its batch over both, so dispatch and combine reshard the slots into
+        // the experts by all-to-alls over `expert` alone. An expert weight's gradient is partial over
+        // `data` only (reduce-scattered over the 2 ranks holding the same experts); a dense weight's over
+        // `data` and `expert` (all 8), and ZeRO shards over both.
+        Setup s("moe", {}, 1, "data=2,expert=4", "zero1");
+        const AxisSet data = axisBit(AxisId(0)), expert = axisBit(AxisId(1));
+        QCOMPARE(s.plan.settings.zeroAxes, data | expert);
+        const auto& gateUp = s.graph.op(*s.graph.findOp("layers.0.moe.experts.gate_up"));
+        QCOMPARE(s.op("layers.0.moe.experts.gate_up").strategy, std::string("data:c expert:e"));
+        QCOMPARE(s.op("layers.0.attn.qkv").strategy, std::string("data:b expert:b"));
+        const auto counts = reshardCounts(s, "layers.0", expert);
+        QCOMPARE(counts.at({CollectiveKind::AllToAll, Phase::Forward}), 2);  // dispatch -> experts, experts -> combine
+        QCOMPARE(counts.at({CollectiveKind::AllToAll, Phase::Backward}), 2);
+        QCOMPARE(reshardCounts(s, "layers.0", data).size(), std::size_t(0));
+        auto syncAxes = [&](const std::string& name) {
+            std::vector<AxisSet> axes;
+            for (const CollectiveCost& c : s.op(name).collectives)
+                if (c.purpose == CommPurpose::GradientSync)
+                    axes.push_back(c.axes);
+            return axes;
+        };
+        QCOMPARE(syncAxes("layers.0.moe.experts.gate_up"), std::vector<AxisSet>{data});
+        QCOMPARE(syncAxes("layers.0.attn.qkv"), std::vector<AxisSet>{data | expert});
+        // Each rank keeps 2 of the 8 experts' weights, in bf16.
+        double expertWeights = 0;
+        for (TensorId t : gateUp.inputs)
+            if (s.graph.tensor(t).role == TensorRole::Parameter)
+                expertWeights += s.graph.tensor(t).bytes();
+        QCOMPARE(s.op("layers.0.moe.experts.gate_up").memory.parameters, expertWeights / 4);
+    }
     void memoryOfDataParallelByHand() {
         // Replicated: bf16 parameters and gradients (2 + 2 bytes) and Adam's fp32 master, m, v (12 bytes).
         Setup s("gpt", {}, 1, "data=8", "dp");

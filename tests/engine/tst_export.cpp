@@ -189,7 +189,7 @@ private slots:
             }
         refused(g, p, "1 ops differ from Megatron-LM's megatron layout on data=8,model=8: layers.7.attn.proj is");
         refused(g, planOf(g, Mesh::parse("data=8,model=8"), "megatron+zero3", s), "ZeRO-3 has no Megatron-LM flag");
-        refused(g, planOf(g, Mesh::parse("data=4,expert=2,model=8"), "megatron", s), "mesh axis 'expert'");
+        refused(g, planOf(g, Mesh::parse("data=4,rows=2,model=8"), "megatron", s), "mesh axis 'rows'");
         StepSettings gpipe = s;
         gpipe.schedule = Schedule::GPipe;
         refused(g, planOf(g, Mesh::parse("pipe=4,data=2,model=8"), "megatron", gpipe), "runs GPipe");
@@ -236,6 +236,15 @@ private slots:
         for (const auto& [flag, value] : megatronArguments(g, planOf(g, mesh, "megatron-sp", s), 64))
             plain[flag] = value;
         QCOMPARE(plain.count("--expert-model-parallel-size"), std::size_t(0));
+        // An expert axis of its own inside data parallelism: EP 2 of Megatron's data-parallel 8 = data 4 x
+        // expert 2, so 64 sequences are micro-batches of 64 / 8 = 8.
+        std::map<std::string, std::string> ep;
+        for (const auto& [flag, value] : megatronArguments(g, planOf(g, Mesh::parse("data=4,expert=2,model=2"), "megatron-sp", s), 64))
+            ep[flag] = value;
+        QCOMPARE(ep["--expert-model-parallel-size"], std::string("2"));
+        QCOMPARE(ep["--expert-tensor-parallel-size"], std::string("2"));
+        QCOMPARE(ep["--micro-batch-size"], std::string("8"));
+        refused(g, planOf(g, Mesh::parse("expert=2,data=4,model=2"), "megatron-sp", s), "must follow the data axis");
     }
 
     void deepspeedConfigsRoundTrip_data() {

@@ -105,6 +105,7 @@ private slots:
         QTest::addColumn<QString>("reader");
         QTest::newRow("model") << "samples/models/two-layer-mlp.model.json" << "model";
         QTest::newRow("cluster") << "samples/clusters/dgx-h100.cluster.json" << "cluster";
+        QTest::newRow("cluster nvl72") << "samples/clusters/gb200-nvl72.cluster.json" << "cluster";
         QTest::newRow("plan") << "samples/plans/gpt2-small-megatron.plan.json" << "plan";
         QTest::newRow("tactics") << "samples/tactics/mixtral-ep.tactics.json" << "tactics";
         QTest::newRow("measurements") << "samples/measurements/megatron-a100.measurements.json" << "measurements";
@@ -121,7 +122,12 @@ private slots:
         if (r == "model")
             read = [&](const std::string& t) { parseModelJson(t, source); };
         else if (r == "cluster")
-            read = [&](const std::string& t) { parseClusterJson(t, source); };
+            read = [&](const std::string& t) {
+                // A cluster that loads must also take --nodes (deal its NVLink domains) or refuse it.
+                const Cluster c = parseClusterJson(t, source);
+                for (const int nodes : {1, 7, 36, 64})
+                    withNodes(c, nodes);
+            };
         else if (r == "plan")
             read = [&](const std::string& t) { parsePlanJson(t, source, gpt2); };
         else if (r == "tactics")

@@ -448,6 +448,23 @@ private slots:
             QCOMPARE(eb->peakMemory, ea->peakMemory);
         }
     }
+    void expertMeshesForModelsWithExperts() {
+        // Mixtral's 8 experts on 64 GPUs: expert axes of 2, 4 and 8 inside data parallelism; on 8 GPUs
+        // E = 8 would leave one data group (experts over `data`, the plain mesh's), so 2 and 4 only; a
+        // dense model gets none.
+        const Graph moe = loadModel(ModelRequest{"moe", {"layers=1"}, std::nullopt}, 1);
+        auto names = [](const std::vector<Mesh>& meshes) {
+            QStringList out;
+            for (const Mesh& m : meshes)
+                out << QString::fromStdString(m.toString());
+            return out;
+        };
+        QCOMPARE(names(expertMeshes(moe, 64)),
+                 (QStringList{QStringLiteral("data=32,expert=2"), QStringLiteral("data=16,expert=4"),
+                              QStringLiteral("data=8,expert=8")}));
+        QCOMPARE(names(expertMeshes(moe, 8)), (QStringList{QStringLiteral("data=4,expert=2"), QStringLiteral("data=2,expert=4")}));
+        QVERIFY(expertMeshes(loadModel(ModelRequest{"gpt", {"layers=1"}, std::nullopt}, 1), 64).empty());
+    }
     void meshesThatPriceDifferentlyAreNotMerged() {
         const Cluster h100 = clusterPreset("dgx-h100", 4);
         // Different sizes on the data axis.

@@ -227,6 +227,8 @@ void SearchBar::onProblemChanged() {
         const int devices = problem->cluster->deviceCount(), perNode = problem->cluster->devicesPerNode();
         for (const Mesh& m : candidateMeshes(devices, problem->cluster->scaleUpSize()))
             mesh_->addItem(q(m.toString()));
+        for (const Mesh& m : expertMeshes(*problem->graph, devices))
+            mesh_->addItem(q(m.toString()));
         for (const Mesh& m : pipelinedMeshes(devices, perNode, problem->blocks ? problem->blocks->count() : 0))
             mesh_->addItem(q(m.toString()));
     }
