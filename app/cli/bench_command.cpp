@@ -25,6 +25,7 @@ int runClock(const CliOptions& options, std::ostream& out) {
                             {"plan", r.plan},
                             {"mesh", r.mesh},
                             {"overlap", r.overlap},
+                            {"tp_overlap", std::string(tpOverlapName(r.tpOverlap))},
                             {"analytic_step_time_s", r.analytic},
                             {"simulated_step_time_s", r.simulated}});
         out << list.dump(1) << "\n";
@@ -36,13 +37,13 @@ int runClock(const CliOptions& options, std::ostream& out) {
     out << line;
     for (const auto& r : rows) {
         std::snprintf(line, sizeof line, "%-40s %-22s %-26s %-7s %11s %11s %7.4f\n", r.scenario.c_str(), r.plan.c_str(),
-                      r.mesh.c_str(), r.overlap ? "on" : "off", formatSeconds(r.analytic).c_str(),
+                      r.mesh.c_str(), r.overlapText().c_str(), formatSeconds(r.analytic).c_str(),
                       formatSeconds(r.simulated).c_str(), r.analytic / r.simulated);
         out << line;
     }
     if (worst)
         out << "worst: " << worst->scenario << ", " << worst->plan << " on " << worst->mesh << ", overlap "
-            << (worst->overlap ? "on" : "off") << ": analytic / simulated " << worst->analytic / worst->simulated
+            << worst->overlapText() << ": analytic / simulated " << worst->analytic / worst->simulated
             << " (" << rows.size() << " plans)\n";
     return 0;
 }

