@@ -53,6 +53,22 @@ void printCalibration(std::ostream& out) {
         std::snprintf(line, sizeof line, "  %-30s %8.4g -> %.4g\n", p.name.c_str(), p.initial, p.fitted);
         out << line;
     }
+    for (const Fp8Fit& f : fp8Fits()) {
+        out << "\n" << f.preset << " FP8 GEMM efficiency fitted to Megatron-Bridge's FP8 rows of its system, from the "
+               "default (the preset ships it):\n";
+        for (const CalibratedParameter& p : f.fit.parameters) {
+            char line[128];
+            std::snprintf(line, sizeof line, "  %-30s %8.4g -> %.4g\n", p.name.c_str(), p.initial, p.fitted);
+            out << line;
+        }
+        for (std::size_t i = 0; i < f.fitted.size(); ++i) {
+            char line[256];
+            std::snprintf(line, sizeof line, "  %-54s %10s %10s %8s\n", f.fitted[i].name.c_str(),
+                          formatSeconds(f.fit.after[i]).c_str(), formatSeconds(f.fitted[i].measured).c_str(),
+                          percent(f.fit.after[i], f.fitted[i].measured).c_str());
+            out << line;
+        }
+    }
     for (const CrossCheck& c : crossChecks()) {
         out << "\n" << c.name << ":\n";
         for (std::size_t i = 0; i < c.predicted.size(); ++i) {

@@ -25,6 +25,8 @@ std::vector<Knob> knobs(const Cluster& c) {
                          [](Cluster& x) -> double& { return x.device.attentionEfficiency; }, 1.0},
                         {"device.memory_efficiency",
                          [](Cluster& x) -> double& { return x.device.memoryEfficiency; }, 1.0},
+                        // Its own group ("fp8"): only FP8 runs depend on it.
+                        {"device.fp8_efficiency", [](Cluster& x) -> double& { return x.device.fp8Efficiency; }, 1.0},
                         // Its own group ("overlap"): the efficiencies fit without it.
                         {"device.overlap_slowdown",
                          [](Cluster& x) -> double& { return x.device.overlapSlowdown; }, 4.0}};
@@ -45,10 +47,10 @@ std::vector<Knob> selected(const Cluster& c, const std::vector<std::string>& fit
     if (fit.empty())
         return all;
     for (const std::string& name : fit) {
-        const bool known = name == "device" || name == "links" || name == "overlap" ||
+        const bool known = name == "device" || name == "links" || name == "overlap" || name == "fp8" ||
                            std::any_of(all.begin(), all.end(), [&](const Knob& k) { return k.name == name; });
         if (!known) {
-            std::string names = "device, links, overlap";
+            std::string names = "device, links, overlap, fp8";
             for (const Knob& k : all)
                 names += ", " + k.name;
             throw InputError("calibrate: '" + name + "' is not a parameter (" + names + ")");
@@ -57,6 +59,7 @@ std::vector<Knob> selected(const Cluster& c, const std::vector<std::string>& fit
     std::vector<Knob> out;
     for (Knob& k : all) {
         const char* group = k.name == "device.overlap_slowdown" ? "overlap"
+                            : k.name == "device.fp8_efficiency" ? "fp8"
                             : k.name.rfind("device.", 0) == 0  ? "device"
                                                                : "links";
         if (std::find(fit.begin(), fit.end(), k.name) != fit.end() || std::find(fit.begin(), fit.end(), group) != fit.end())

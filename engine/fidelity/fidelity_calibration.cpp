@@ -54,6 +54,25 @@ Calibration presetFit() {
     return calibrate(withDefaultEfficiencies(clusterPreset("dgx-a100", 1)), runs, {"device"});
 }
 
+std::vector<Fp8Fit> fp8Fits() {
+    // Megatron-Bridge's rows (published_runs.cpp, megatronBridgeFamily): 0-1 DGX-H100 8B and 70B, 2 DGX-B200
+    // 8B, 4 GB200 8B, 7 GB300 8B, all FP8 with current scaling.
+    const std::vector<MeasuredRun> rows = inSeconds(megatronBridgeFamily());
+    const std::vector<std::pair<std::string, std::vector<std::size_t>>> systems{
+        {"dgx-h100", {0, 1}}, {"dgx-b200", {2}}, {"gb200-nvl72", {4}}, {"gb300-nvl72", {7}}};
+    std::vector<Fp8Fit> out;
+    for (const auto& [preset, picked] : systems) {
+        Fp8Fit f;
+        f.preset = preset;
+        f.fitted = split(rows, picked).first;
+        Cluster start = clusterPreset(preset, 1);
+        start.device.fp8Efficiency = DeviceSpec{}.fp8Efficiency;
+        f.fit = calibrate(start, f.fitted, {"fp8"});
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
 std::vector<CrossCheck> crossChecks() {
     const std::vector<MeasuredRun> megatron = inSeconds(megatronFamily());
     const std::vector<MeasuredRun> titan = inSeconds(torchtitanFamily());

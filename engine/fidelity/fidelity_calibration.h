@@ -24,6 +24,19 @@ Cluster withDefaultEfficiencies(Cluster c);
 /// runs test it.
 Calibration presetFit();
 
+/// One device's FP8 GEMM efficiency fitted to Megatron-Bridge rows of its system in FP8 with current
+/// scaling (published_runs.h), from the default: the preset ships it, the system's other rows
+/// (MXFP8, other sizes) test it.
+struct Fp8Fit {
+    std::string preset;                 ///< "dgx-h100"
+    std::vector<MeasuredRun> fitted;    ///< in seconds per step
+    Calibration fit;
+};
+
+/// The FP8 fits of dgx-h100 (Megatron-Bridge's DGX-H100 Llama 3 8B and 70B rows), dgx-b200, gb200-nvl72
+/// and gb300-nvl72 (each system's Llama 3 8B FP8 row).
+std::vector<Fp8Fit> fp8Fits();
+
 /// Runs fitted on and runs predicted with the fit, every figure in seconds per step.
 struct CrossCheck {
     std::string name;                  ///< "fitted on ..."
