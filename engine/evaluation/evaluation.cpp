@@ -44,11 +44,12 @@ std::string overflowMessage(const Evaluation& e, const Graph& g) {
     for (std::size_t i = 0; i < std::min<std::size_t>(3, order.size()); ++i) {
         const OpReport& r = e.perOp[order[i]];
         const Op& op = g.op(r.op);
-        std::string tensor = g.tensor(op.inputs.front()).name;
+        // Its weight when the weight's terms outweigh its activations, else the op itself.
+        std::string what = op.name;
         for (TensorId t : op.inputs)
             if (g.tensor(t).role == TensorRole::Parameter && r.memory.parameters > r.memory.activations)
-                tensor = g.tensor(t).name;
-        msg += (i ? ", " : "") + tensor + " (" + formatBytes(r.memory.sum()) + ")";
+                what = g.tensor(t).name;
+        msg += (i ? ", " : "") + what + " (" + formatBytes(r.memory.sum()) + ")";
     }
     return msg;
 }

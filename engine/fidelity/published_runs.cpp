@@ -164,38 +164,58 @@ std::vector<std::string> llama3_8b() {
     return {"layers=32", "hidden=4096", "heads=32", "kv_heads=8", "ffn=14336", "vocab=128256"};
 }
 
+/// Qwen3-30B-A3B (its Hugging Face config): 48 layers, hidden 2048, 32 heads of 128 in 4 KV groups with
+/// query/key norms, 128 experts of FFN 768, top-8, vocabulary 151936.
+std::vector<std::string> qwen3_30b_a3b() {
+    return {"layers=48", "hidden=2048", "heads=32", "kv_heads=4", "head_dim=128", "qk_norm=true",
+            "ffn=768", "experts=128", "top_k=8", "vocab=151936"};
+}
+
+/// What a Megatron-Bridge row ran: the model, its precision, and the table's columns.
+struct BridgeConfig {
+    std::string model;              ///< builder preset: "llama" or "moe"
+    std::vector<std::string> sets;  ///< its parameters
+    int seq = 8192;
+    Precision precision = Precision::FP8;
+    int gbs = 0, mbs = 1;
+    bool fsdp = false;
+    int tp = 1, pp = 1, cp = 1, vp = 1, ep = 1;
+    Recompute recompute = Recompute::None;
+};
+
 /// A row of NVIDIA Megatron-Bridge's performance summary (docs/performance-summary.md, 25.11 container):
-/// pre-training at sequence 8192 with the given GBS, MBS, FSDP, TP, PP, CP and VP on `gpus` GPUs of
-/// `cluster` (`perNode` a node or tray), tokens per second per GPU. Megatron-Core underneath: the
-/// distributed optimizer without FSDP, sequence parallelism and --tp-comm-overlap with TP, every
-/// data-parallel overlap, Transformer Engine's fused attention, no recomputation unless `recompute`.
-MeasuredRun bridgeRow(const std::string& system, const std::string& cluster, int perNode, const std::string& size,
-                      std::vector<std::string> sets, int gpus, Precision precision, int gbs, int mbs, bool fsdp, int tp,
-                      int pp, int cp, int vp, double tokens, Recompute recompute = Recompute::None) {
-    const int dp = gpus / tp / pp / cp;
+/// pre-training with the given GBS, MBS, FSDP, TP, PP, CP, VP and EP on `gpus` GPUs of `cluster`
+/// (`perNode` a node or tray), tokens per second per GPU. Megatron-Core underneath: the distributed
+/// optimizer without FSDP, sequence parallelism and --tp-comm-overlap with TP, every data-parallel
+/// overlap, Transformer Engine's fused attention, no recomputation unless the config says, expert
+/// parallelism as an `expert` axis inside data parallelism.
+MeasuredRun bridgeRow(const std::string& system, const std::string& cluster, int perNode, const std::string& label,
+                      const BridgeConfig& k, int gpus, double tokens) {
+    const int dp = gpus / k.tp / k.pp / k.cp;
+    auto part = [](const char* name, int n) { return n > 1 ? std::string(", ") + name + " " + std::to_string(n) : ""; };
     MeasuredRun r;
-    r.name = "Megatron-Bridge " + system + " Llama 3 " + size + " " + std::string(precisionName(precision)) + " (" +
-             std::to_string(gpus) + " GPUs" + (fsdp ? ", FSDP" : "") + (tp > 1 ? ", TP " + std::to_string(tp) : "") +
-             (pp > 1 ? ", PP " + std::to_string(pp) : "") + (cp > 1 ? ", CP " + std::to_string(cp) : "") +
-             (vp > 1 ? ", VP " + std::to_string(vp) : "") + ")";
+    r.name = "Megatron-Bridge " + system + " " + label + " " + std::string(precisionName(k.precision)) + " (" +
+             std::to_string(gpus) + " GPUs" + (k.fsdp ? ", FSDP" : "") + part("TP", k.tp) + part("PP", k.pp) +
+             part("CP", k.cp) + part("VP", k.vp) + part("EP", k.ep) + ")";
     r.source = "Megatron-Bridge docs/performance-summary.md, 25.11";
-    r.model = "llama";
-    r.sets = std::move(sets);
-    r.sets.push_back("seq=8192");
-    r.batch = gbs;
+    r.model = k.model;
+    r.sets = k.sets;
+    r.sets.push_back("seq=" + std::to_string(k.seq));
+    r.batch = k.gbs;
     r.cluster = cluster;
     r.nodes = gpus / perNode;
-    r.mesh = (pp > 1 ? "pipe=" + std::to_string(pp) + "," : "") + "data=" + std::to_string(dp) +
-             (cp > 1 ? ",seq=" + std::to_string(cp) : "") + (tp > 1 ? ",model=" + std::to_string(tp) : "");
-    r.strategy = std::string(tp > 1 ? "megatron-sp+" : "") + (fsdp ? "zero3" : "zero1");
-    r.recompute = recompute;
+    r.mesh = (k.pp > 1 ? "pipe=" + std::to_string(k.pp) + "," : "") + "data=" + std::to_string(dp / k.ep) +
+             (k.ep > 1 ? ",expert=" + std::to_string(k.ep) : "") + (k.cp > 1 ? ",seq=" + std::to_string(k.cp) : "") +
+             (k.tp > 1 ? ",model=" + std::to_string(k.tp) : "");
+    r.strategy = std::string(k.tp > 1 ? "megatron-sp+" : "") + (k.fsdp ? "zero3" : "zero1");
+    r.recompute = k.recompute;
     r.attention = AttentionKernel::Fused;
-    r.precision = precision;
+    r.precision = k.precision;
     r.overlap = true;
-    r.tpOverlap = tp > 1 ? TpOverlap::Full : TpOverlap::Off;
-    r.schedule = vp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
-    r.virtualStages = vp;
-    r.microbatches = gbs / dp / mbs;
+    r.tpOverlap = k.tp > 1 ? TpOverlap::Full : TpOverlap::Off;
+    r.schedule = k.vp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
+    r.virtualStages = k.vp;
+    r.microbatches = k.gbs / dp / k.mbs;
     r.metric = RunMetric::TokensPerGpuSecond;
     r.measured = tokens;
     return r;
@@ -254,20 +274,56 @@ std::vector<MeasuredRun> megatronH100Family() {
 
 std::vector<MeasuredRun> megatronBridgeFamily() {
     const auto fp8 = Precision::FP8, mx = Precision::MXFP8;
+    auto llama = [](std::vector<std::string> sets, Precision p, int gbs, int mbs) {
+        BridgeConfig k;
+        k.model = "llama";
+        k.sets = std::move(sets);
+        k.precision = p;
+        k.gbs = gbs;
+        k.mbs = mbs;
+        return k;
+    };
     const auto l8 = llama3_8b(), l70 = llama70b(128256);
-    return {bridgeRow("DGX-H100", "dgx-h100", 8, "8B", l8, 8, fp8, 128, 1, true, 1, 1, 1, 1, 14451),
-            bridgeRow("DGX-H100", "dgx-h100", 8, "70B", l70, 64, fp8, 128, 1, false, 4, 8, 1, 5, 1602),
-            bridgeRow("DGX-B200", "dgx-b200", 8, "8B", l8, 8, fp8, 128, 2, false, 1, 1, 1, 1, 30624),
-            bridgeRow("DGX-B200", "dgx-b200", 8, "8B", l8, 8, mx, 128, 2, false, 1, 1, 1, 1, 29521),
-            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "8B", l8, 8, fp8, 128, 2, false, 1, 1, 1, 1, 31508),
-            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "8B", l8, 8, mx, 128, 2, false, 1, 1, 1, 1, 29789),
-            // The table names no recomputation for the FSDP 70B rows, but without it a micro-batch of 2 x
-            // 8192 tokens keeps about 365 GB of activations per GPU (34 s b h bytes x 80 layers): the
-            // recipe must recompute, and full recomputation is assumed.
-            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "70B", l70, 64, fp8, 256, 2, true, 1, 1, 1, 1, 4312, Recompute::Full),
-            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "8B", l8, 8, fp8, 128, 2, false, 1, 1, 1, 1, 37556),
-            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "8B", l8, 8, mx, 128, 2, false, 1, 1, 1, 1, 36108),
-            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "70B", l70, 64, fp8, 256, 2, true, 1, 1, 1, 1, 4520, Recompute::Full)};
+    BridgeConfig h100_8b = llama(l8, fp8, 128, 1);
+    h100_8b.fsdp = true;
+    BridgeConfig h100_70b = llama(l70, fp8, 128, 1);
+    h100_70b.tp = 4;
+    h100_70b.pp = 8;
+    h100_70b.vp = 5;
+    // The table names no recomputation for the FSDP 70B rows, but without it a micro-batch of 2 x 8192
+    // tokens keeps about 365 GB of activations per GPU (34 s b h bytes x 80 layers): the recipe must
+    // recompute (or offload), and full recomputation is assumed.
+    BridgeConfig fsdp70b = llama(l70, fp8, 256, 2);
+    fsdp70b.fsdp = true;
+    fsdp70b.recompute = Recompute::Full;
+    // Qwen3-30B-A3B: sequence 4096, expert parallelism 8.
+    auto qwen = [](Precision p, int mbs, int pp, int vp) {
+        BridgeConfig k;
+        k.model = "moe";
+        k.sets = qwen3_30b_a3b();
+        k.seq = 4096;
+        k.precision = p;
+        k.gbs = 512;
+        k.mbs = mbs;
+        k.pp = pp;
+        k.vp = vp;
+        k.ep = 8;
+        return k;
+    };
+    return {bridgeRow("DGX-H100", "dgx-h100", 8, "Llama 3 8B", h100_8b, 8, 14451),
+            bridgeRow("DGX-H100", "dgx-h100", 8, "Llama 3 70B", h100_70b, 64, 1602),
+            bridgeRow("DGX-B200", "dgx-b200", 8, "Llama 3 8B", llama(l8, fp8, 128, 2), 8, 30624),
+            bridgeRow("DGX-B200", "dgx-b200", 8, "Llama 3 8B", llama(l8, mx, 128, 2), 8, 29521),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Llama 3 8B", llama(l8, fp8, 128, 2), 8, 31508),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Llama 3 8B", llama(l8, mx, 128, 2), 8, 29789),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Llama 3 70B", fsdp70b, 64, 4312),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Llama 3 8B", llama(l8, fp8, 128, 2), 8, 37556),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Llama 3 8B", llama(l8, mx, 128, 2), 8, 36108),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Llama 3 70B", fsdp70b, 64, 4520),
+            bridgeRow("DGX-H100", "dgx-h100", 8, "Qwen3 30B-A3B", qwen(fp8, 2, 2, 24), 16, 5275),
+            bridgeRow("DGX-B200", "dgx-b200", 8, "Qwen3 30B-A3B", qwen(mx, 1, 1, 1), 8, 9299),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 30B-A3B", qwen(mx, 4, 1, 1), 8, 23766),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Qwen3 30B-A3B", qwen(mx, 4, 1, 1), 8, 28934)};
 }
 
 std::vector<MeasuredRun> publishedRuns() {
