@@ -123,7 +123,10 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
             settings.schedule = run.schedule;
             settings.virtualStages = run.virtualStages;
             settings.microbatches = m;
-            const Plan plan = baselinePlan(*g, mesh, run.strategy, settings);
+            std::optional<PipelineLayout> layout;
+            if (!run.chunkBlocks.empty() && mesh.pipelineStages() > 1)
+                layout = makePipelineLayout(*g, mesh.pipelineStages(), run.virtualStages, run.chunkBlocks);
+            const Plan plan = baselinePlan(*g, mesh, run.strategy, settings, nullptr, layout ? &*layout : nullptr);
             const CostModel model(g, shared, mesh, plan.settings);
             const auto e = evaluate(model, plan);
             // The run's step as the plan's figure: simulated (docs/DESIGN.md, Overlap).

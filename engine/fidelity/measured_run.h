@@ -42,6 +42,7 @@ struct MeasuredRun {
     double bucketBytes = StepSettings{}.bucketBytes; ///< StepSettings::bucketBytes
     Schedule schedule = Schedule::OneFOneB; ///< StepSettings::schedule, with a pipe axis in `mesh`
     int virtualStages = 1;           ///< StepSettings::virtualStages
+    std::vector<int> chunkBlocks;    ///< with a pipe axis: repeated blocks per model chunk; empty: balanced
     int microbatches = 0;            ///< 0: the fewest that fit, as the expert tunes gradient accumulation
     RunMetric metric = RunMetric::StepSeconds;
     double measured = 0;             ///< in the metric's unit

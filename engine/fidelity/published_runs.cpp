@@ -171,6 +171,22 @@ std::vector<std::string> qwen3_30b_a3b() {
             "ffn=768", "experts=128", "top_k=8", "vocab=151936"};
 }
 
+/// Llama 3.1 405B: 126 layers, hidden 16384, 128 heads in 8 KV groups, FFN 53248, vocabulary 128256.
+std::vector<std::string> llama405b() {
+    return {"layers=126", "hidden=16384", "heads=128", "kv_heads=8", "ffn=53248", "vocab=128256"};
+}
+
+/// Megatron-Bridge's 405B cut: the embedding and the loss each count as a layer
+/// (account_for_embedding_in_pipeline_split, account_for_loss_in_pipeline_split), so 126 layers + 2
+/// deal evenly into the chunks and the first and last chunk hold one layer fewer.
+std::vector<int> embeddingAndLossCut(int layers, int chunks) {
+    const int per = (layers + 2) / chunks;
+    std::vector<int> cut(std::size_t(chunks), per);
+    cut.front() -= 1;
+    cut.back() -= 1;
+    return cut;
+}
+
 /// What a Megatron-Bridge row ran: the model, its precision, and the table's columns.
 struct BridgeConfig {
     std::string model;              ///< builder preset: "llama" or "moe"
@@ -181,6 +197,7 @@ struct BridgeConfig {
     bool fsdp = false;
     int tp = 1, pp = 1, cp = 1, vp = 1, ep = 1;
     Recompute recompute = Recompute::None;
+    std::vector<int> chunkBlocks; ///< a fixed pipeline cut; empty: balanced
 };
 
 /// A row of NVIDIA Megatron-Bridge's performance summary (docs/performance-summary.md, 25.11 container):
@@ -215,6 +232,7 @@ MeasuredRun bridgeRow(const std::string& system, const std::string& cluster, int
     r.tpOverlap = k.tp > 1 ? TpOverlap::Full : TpOverlap::Off;
     r.schedule = k.vp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
     r.virtualStages = k.vp;
+    r.chunkBlocks = k.chunkBlocks;
     r.microbatches = k.gbs / dp / k.mbs;
     r.metric = RunMetric::TokensPerGpuSecond;
     r.measured = tokens;
@@ -296,6 +314,16 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
     BridgeConfig fsdp70b = llama(l70, fp8, 256, 2);
     fsdp70b.fsdp = true;
     fsdp70b.recompute = Recompute::Full;
+    // Llama 3.1 405B with Megatron-Bridge's cut.
+    auto l405 = [&](Precision p, int gbs, int tp, int pp, int cp, int vp) {
+        BridgeConfig k = llama(llama405b(), p, gbs, 1);
+        k.tp = tp;
+        k.pp = pp;
+        k.cp = cp;
+        k.vp = vp;
+        k.chunkBlocks = embeddingAndLossCut(126, pp * vp);
+        return k;
+    };
     // Qwen3-30B-A3B: sequence 4096, expert parallelism 8.
     auto qwen = [](Precision p, int mbs, int pp, int vp) {
         BridgeConfig k;
@@ -320,6 +348,11 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
             bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Llama 3 8B", llama(l8, fp8, 128, 2), 8, 37556),
             bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Llama 3 8B", llama(l8, mx, 128, 2), 8, 36108),
             bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Llama 3 70B", fsdp70b, 64, 4520),
+            bridgeRow("DGX-H100", "dgx-h100", 8, "Llama 3.1 405B", l405(fp8, 512, 8, 8, 2, 8), 1024, 292),
+            bridgeRow("DGX-B200", "dgx-b200", 8, "Llama 3.1 405B", l405(fp8, 64, 4, 8, 2, 8), 128, 661),
+            bridgeRow("DGX-B200", "dgx-b200", 8, "Llama 3.1 405B", l405(mx, 64, 4, 8, 2, 8), 128, 624),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Llama 3.1 405B", l405(fp8, 1536, 4, 16, 1, 4), 256, 813),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Llama 3.1 405B", l405(fp8, 1536, 2, 8, 2, 4), 256, 999),
             bridgeRow("DGX-H100", "dgx-h100", 8, "Qwen3 30B-A3B", qwen(fp8, 2, 2, 24), 16, 5275),
             bridgeRow("DGX-B200", "dgx-b200", 8, "Qwen3 30B-A3B", qwen(mx, 1, 1, 1), 8, 9299),
             bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 30B-A3B", qwen(mx, 4, 1, 1), 8, 23766),

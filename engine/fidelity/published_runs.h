@@ -26,9 +26,9 @@ std::vector<MeasuredRun> megatronH100Family();
 /// NVIDIA Megatron-Bridge's performance summary (25.11): the dense Llama 3 rows in FP8 (current scaling)
 /// and MXFP8 on DGX-H100, DGX-B200, GB200 NVL72 and GB300 NVL72, and Qwen3-30B-A3B with expert
 /// parallelism 8, tokens per second per GPU. The systems' FP8 GEMM efficiencies are fitted to their
-/// Llama 3 FP8 rows (fidelity_calibration.h, fp8Fits); the rest are predictions. Not here yet: the
-/// 405B rows (a pipeline layout that counts the embedding and loss as layers), DeepSeek-V3 and
-/// Qwen3-235B (uneven virtual stages), GPT OSS (no gpt_oss family).
+/// Llama 3 FP8 rows (fidelity_calibration.h, fp8Fits); the rest (Llama 3.1 405B with Megatron-Bridge's
+/// cut, which counts the embedding and the loss as layers, among them) are predictions. Not here yet:
+/// DeepSeek-V3 and Qwen3-235B (uneven virtual stages), GPT OSS (no gpt_oss family).
 std::vector<MeasuredRun> megatronBridgeFamily();
 /// The A100 families the dgx-a100 preset is judged on: Megatron's, torchtitan's, the pipelined runs.
 std::vector<MeasuredRun> publishedRuns();

@@ -592,12 +592,12 @@ private slots:
     }
     void fidelityTableNamesEverySource() {
         // bench --fidelity: the 21 published A100 runs, the Megatron-LM README's 8 H100 rows, Megatron-Bridge's
-        // 10 Llama 3 and 4 Qwen3 rows, the fourteen Table 2 settings and the cross-checks' predictions after calibrating
+        // 15 Llama 3 and 4 Qwen3 rows, the fourteen Table 2 settings and the cross-checks' predictions after calibrating
         // on other runs (4 + 1 + 3), each with its source and predicted / published.
         const Run r = cli({QStringLiteral("bench"), QStringLiteral("--fidelity"), QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 0);
         const QJsonArray rows = QJsonDocument::fromJson(r.out).array();
-        QCOMPARE(rows.size(), 21 + 8 + 14 + 14 + 4 + 1 + 3);
+        QCOMPARE(rows.size(), 21 + 8 + 19 + 14 + 4 + 1 + 3);
         int calibrated = 0;
         for (const QJsonValue& v : rows) {
             const QJsonObject row = v.toObject();
