@@ -21,6 +21,10 @@ struct DeviceSpec {
     double fp8Efficiency = 0.6;
     /// Whether the tensor cores take block-scaled MX formats (MXFP8, MXFP4): Blackwell's do, Hopper's not.
     bool mxScaling = false;
+    /// Whether the tensor cores read FP8 operands in any layout (Blackwell), so that FP8 with one scale
+    /// per tensor keeps no transposed copy; Hopper's read FP8 only as "TN" (Transformer Engine's
+    /// is_non_tn_fp8_gemm_supported).
+    bool fp8AnyLayout = false;
     /// Dense FP4 FLOP/s (NVFP4 / MXFP4 on Blackwell); 0 without FP4 tensor cores. Shown, not yet a precision.
     double fp4Flops = 0;
     /// Achieved fraction of peak of the fused attention kernel: FlashAttention-2 reaches 50-73% on

@@ -73,8 +73,8 @@ struct PresetFigures {
 // pipelining join the table; the PCIe workstation the A100's; H200, Blackwell and MI300X the H100's.
 // FP8 GEMM efficiencies: each the fit of its system's Megatron-Bridge FP8 rows (25.11, current scaling)
 // from the device default 0.6 (fidelity_calibration.h, fp8Fits; `bench --fidelity` prints them):
-// DGX-H100 Llama 3 8B and 70B 0.5552 (the H200, the same chip, shares it), DGX-B200 8B 0.4519, GB200
-// 8B 0.4078, GB300 8B 0.5421; MI300X (no published run here) its BF16 fraction.
+// DGX-H100 Llama 3 8B and 70B 0.5552 (the H200, the same chip, shares it), DGX-B200 8B 0.4457, GB200
+// 8B 0.4022, GB300 8B 0.5324; MI300X (no published run here) its BF16 fraction.
 constexpr PresetFigures kPresets[] = {
     {"dgx-a100", "A100-SXM4-80GB", 8, 1, 312e12, 19.5e12, 0, 0, false, 80, 2.0e12, 0.6483, 0.5207, 0.6483, 300e9, 0.775,
      25e9, 0.96, 1.75e-6, 2.32e-6, 15.26e-6},
@@ -82,11 +82,11 @@ constexpr PresetFigures kPresets[] = {
      50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
     {"dgx-h200", "H200-SXM-141GB", 8, 1, 989e12, 67e12, 1979e12, 0, false, 141, 4.8e12, 0.6483, 0.5207, 0.5552, 450e9, 0.817,
      50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"dgx-b200", "B200-SXM-180GB", 8, 1, 2250e12, 75e12, 4500e12, 9000e12, true, 180, 8.0e12, 0.6483, 0.5207, 0.4519, 900e9,
+    {"dgx-b200", "B200-SXM-180GB", 8, 1, 2250e12, 75e12, 4500e12, 9000e12, true, 180, 8.0e12, 0.6483, 0.5207, 0.4457, 900e9,
      0.922, 50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"gb200-nvl72", "B200-GB200-186GB", 4, 18, 2500e12, 80e12, 5000e12, 10000e12, true, 186, 8.0e12, 0.6483, 0.5207, 0.4078,
+    {"gb200-nvl72", "B200-GB200-186GB", 4, 18, 2500e12, 80e12, 5000e12, 10000e12, true, 186, 8.0e12, 0.6483, 0.5207, 0.4022,
      900e9, 0.901, 50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"gb300-nvl72", "B300-GB300-288GB", 4, 18, 2500e12, 80e12, 5000e12, 15000e12, true, 288, 8.0e12, 0.6483, 0.5207, 0.5421,
+    {"gb300-nvl72", "B300-GB300-288GB", 4, 18, 2500e12, 80e12, 5000e12, 15000e12, true, 288, 8.0e12, 0.6483, 0.5207, 0.5324,
      900e9, 0.901, 100e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
     {"mi300x", "MI300X-192GB", 8, 1, 1307.4e12, 163.4e12, 2614.9e12, 0, false, 192, 5.3e12, 0.6483, 0.5207, 0.6483, 448e9,
      0.75, 50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
@@ -103,6 +103,8 @@ Cluster makeCluster(const PresetFigures& f, int nodes) {
         c.device.peakFlops[DType::FP8] = f.fp8;
     c.device.fp4Flops = f.fp4;
     c.device.mxScaling = f.mx;
+    // Blackwell's tensor cores (the MX ones here) also read FP8 in any layout.
+    c.device.fp8AnyLayout = f.mx;
     c.device.memoryBytes = f.memoryGiB * kGiB;
     c.device.memoryBandwidth = f.hbm;
     c.device.efficiency = f.gemmEff;

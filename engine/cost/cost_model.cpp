@@ -207,12 +207,12 @@ void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, Op
     const int m = settings_.microbatches;
 
     cost.memory.parameters += bytes / (stage >= 3 ? nz : 1);
-    // An FP8 GEMM's weight also lives as its two FP8 copies (value and transpose, or MXFP8's row- and
-    // column-wise ones), cast in the first micro-batch and kept for the others (Transformer Engine's
+    // An FP8 GEMM's weight also lives as its FP8 copies (fp8CopiesBytesPerElement: value and transpose on
+    // Hopper, the value alone on Blackwell, MXFP8's row- and column-wise ones), cast in the first micro-batch and kept for the others (Transformer Engine's
     // weight cache); under ZeRO-3 they are built from the gathered weight and live while it does, and
     // the gather itself moves one FP8 copy (FSDP2's float8 all-gather, Megatron's --fp8-param-gather).
     const bool fp8 = fp8Gemm(o);
-    const double fp8Copies = elements * fp8CopiesBytesPerElement(settings_.precision);
+    const double fp8Copies = elements * fp8CopiesBytesPerElement(settings_.precision, cluster_->device);
     const double gathered = fp8 ? elements * fp8CopyBytesPerElement(settings_.precision) : bytes;
     const double held = fp8 ? fp8Copies : bytes;
     if (fp8 && stage < 3)
@@ -307,13 +307,13 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
 CostModel::Fp8Gemm CostModel::fp8GemmTimes(OpId o, const OpStrategy& s, double flops, double bytes, double parts,
                                             int gradInputs) const {
     // The GEMMs at the FP8 peak times the FP8 efficiency; beside each, the casts to FP8 as memory-bound
-    // kernels (read BF16, write both FP8 copies, fp8CastBytesPerElement): the forward casts its input
+    // kernels (read BF16, write its FP8 copies, fp8CastBytesPerElement): the forward casts its input
     // activation every micro-batch and its weight once per step (1/m here), the backward its output
     // gradient.
     const Op& op = graph_->op(o);
     const DeviceSpec& d = cluster_->device;
     const double rate = d.peakFor(DType::FP8) * d.fp8Efficiency;
-    const double castSeconds = fp8CastBytesPerElement(settings_.precision) / d.achievedMemoryBandwidth();
+    const double castSeconds = fp8CastBytesPerElement(settings_.precision, d) / d.achievedMemoryBandwidth();
     double activations = 0, weights = 0;
     for (std::size_t k = 0; k < op.inputs.size(); ++k) {
         const Tensor& t = graph_->tensor(op.inputs[k]);

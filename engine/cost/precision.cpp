@@ -27,9 +27,14 @@ double fp8CopyBytesPerElement(Precision p) {
     return 0;
 }
 
-double fp8CopiesBytesPerElement(Precision p) { return 2 * fp8CopyBytesPerElement(p); }
+double fp8CopiesBytesPerElement(Precision p, const DeviceSpec& device) {
+    const int copies = p == Precision::FP8 && device.fp8AnyLayout ? 1 : 2;
+    return copies * fp8CopyBytesPerElement(p);
+}
 
-double fp8CastBytesPerElement(Precision p) { return p == Precision::BF16 ? 0 : 2 + fp8CopiesBytesPerElement(p); }
+double fp8CastBytesPerElement(Precision p, const DeviceSpec& device) {
+    return p == Precision::BF16 ? 0 : 2 + fp8CopiesBytesPerElement(p, device);
+}
 
 std::string precisionSupportError(const DeviceSpec& device, Precision p) {
     if (p == Precision::BF16)

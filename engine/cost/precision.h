@@ -24,14 +24,17 @@ std::string_view precisionName(Precision p);
 /// Parses a precision name; nullopt if unknown.
 std::optional<Precision> parsePrecision(std::string_view name);
 
-/// Bytes per element of an FP8 tensor in `p` with both of its copies (the value and its transpose,
-/// or MXFP8's row- and column-wise quantizations with their 1-byte scales per 32 elements); 0 for BF16.
-double fp8CopiesBytesPerElement(Precision p);
+/// Bytes per element of an FP8 tensor in `p` on `device` with every copy its GEMMs read: FP8 on
+/// Hopper keeps the value and its transpose (its tensor cores read FP8 only in the "TN" layout),
+/// on a device whose tensor cores take FP8 in any layout (Blackwell, DeviceSpec::fp8AnyLayout) the
+/// value alone; MXFP8 always keeps the row- and column-wise quantizations, each with its 1-byte scales
+/// per 32 elements, since a block scale runs along one dimension. 0 for BF16.
+double fp8CopiesBytesPerElement(Precision p, const DeviceSpec& device);
 /// Bytes per element of one FP8 copy of a tensor in `p` (MXFP8 with its scales); 0 for BF16.
 double fp8CopyBytesPerElement(Precision p);
-/// Bytes of memory traffic per element of casting a BF16 tensor to `p`'s FP8 copies: read 2 bytes,
-/// write both copies; 0 for BF16.
-double fp8CastBytesPerElement(Precision p);
+/// Bytes of memory traffic per element of casting a BF16 tensor to `p`'s FP8 copies on `device`:
+/// read 2 bytes, write every copy; 0 for BF16.
+double fp8CastBytesPerElement(Precision p, const DeviceSpec& device);
 
 /// Why `device` cannot run `p` ("" when it can): FP8 needs an FP8 peak, MXFP8 MX tensor cores.
 std::string precisionSupportError(const DeviceSpec& device, Precision p);

@@ -22,7 +22,8 @@ static Cluster parseClusterJsonUnguarded(const std::string& text, const std::str
     if (version >= 3)
         in.checkKnown(d, "device",
                       {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "memory_efficiency", "efficiency",
-                       "attention_efficiency", "launch_floor_s", "overlap_slowdown", "fp8_efficiency", "mx_scaling"});
+                       "attention_efficiency", "launch_floor_s", "overlap_slowdown", "fp8_efficiency", "mx_scaling",
+                       "fp8_any_layout"});
     else if (version == 2)
         in.checkKnown(d, "device",
                       {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "memory_efficiency", "efficiency",
@@ -53,6 +54,8 @@ static Cluster parseClusterJsonUnguarded(const std::string& text, const std::str
     c.device.fp8Efficiency = d.contains("fp8_efficiency") ? in.number(d, "device", "fp8_efficiency") : c.device.efficiency;
     if (d.contains("mx_scaling"))
         c.device.mxScaling = in.boolean(d, "device", "mx_scaling");
+    if (d.contains("fp8_any_layout"))
+        c.device.fp8AnyLayout = in.boolean(d, "device", "fp8_any_layout");
     if (d.contains("attention_efficiency"))
         c.device.attentionEfficiency = in.number(d, "device", "attention_efficiency");
     if (d.contains("launch_floor_s"))
@@ -127,6 +130,7 @@ std::string clusterToJson(const Cluster& c) {
                {"efficiency", c.device.efficiency},
                {"fp8_efficiency", c.device.fp8Efficiency},
                {"mx_scaling", c.device.mxScaling},
+               {"fp8_any_layout", c.device.fp8AnyLayout},
                {"attention_efficiency", c.device.attentionEfficiency},
                {"launch_floor_s", c.device.launchFloor},
                {"overlap_slowdown", c.device.overlapSlowdown}}},

@@ -314,7 +314,8 @@ private slots:
     }
     void fp8MemoryOfOneLayerByHand() {
         // One layer's terms per device (b 1, s 1024, h 1024, f 4096; bf16 2 bytes, FP8 1, MXFP8 1 + 1/32):
-        //  - fc1's weight (h f) keeps its FP8 copy and transpose beside the BF16 weight: + 2 h f bytes;
+        //  - fc1's weight (h f) keeps its FP8 copy and transpose beside the BF16 weight on an H100: + 2 h f
+        //    bytes (MXFP8: its row- and column-wise copies with their scales);
         //  - norm2's output is kept only for fc1's weight gradient: s h x 2 in BF16, x 1 as FP8;
         //  - GeLU's output is kept only for fc2's: s f x 2, x 1;
         //  - the fused attention's output is kept for its own backward (BF16) and as proj's FP8 input:
@@ -326,6 +327,10 @@ private slots:
         QCOMPARE(fp8.op("layers.0.mlp.fc1").memory.parameters - bf16.op("layers.0.mlp.fc1").memory.parameters, 2 * h * f);
         QCOMPARE(mx.op("layers.0.mlp.fc1").memory.parameters - bf16.op("layers.0.mlp.fc1").memory.parameters,
                  2 * mxByte * h * f);
+        // Blackwell's tensor cores read FP8 in any layout: FP8 with one scale per tensor keeps one copy.
+        const PrecisionSetup b200bf16(b200, Precision::BF16), b200fp8(b200, Precision::FP8);
+        QCOMPARE(b200fp8.op("layers.0.mlp.fc1").memory.parameters - b200bf16.op("layers.0.mlp.fc1").memory.parameters,
+                 1 * h * f);
         QCOMPARE(bf16.op("layers.0.norm2").memory.activations, 2 * s * h);
         QCOMPARE(fp8.op("layers.0.norm2").memory.activations, 1 * s * h);
         QCOMPARE(mx.op("layers.0.norm2").memory.activations, mxByte * s * h);

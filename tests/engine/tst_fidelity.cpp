@@ -136,11 +136,11 @@ private slots:
     void currentHardwareRowsFitTheirGpus() {
         // Every dense H100 and Blackwell row as published runs on its GPUs: the predicted plan must fit.
         // Open (README): the Qwen3-30B-A3B row on 16 H100s (94.6 GB of 80) and the Llama 3.1 405B rows on
-        // Blackwell (4-12% over: FP8 weights kept as two copies where Blackwell's tensor cores need one).
+        // 128 B200s (204 and 218 GB of 193).
         std::vector<MeasuredRun> rows = megatronH100Family();
         for (const MeasuredRun& r : megatronBridgeFamily()) {
-            const bool blackwell405b = r.name.find("405B") != std::string::npos && r.cluster != "dgx-h100";
-            if (r.model != "moe" && !blackwell405b)
+            const bool b200_405b = r.name.find("405B") != std::string::npos && r.cluster == "dgx-b200";
+            if (r.model != "moe" && !b200_405b)
                 rows.push_back(r);
         }
         for (const MeasuredRun& r : rows) {
