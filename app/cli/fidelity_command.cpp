@@ -44,40 +44,38 @@ std::string percent(double predicted, double measured) {
     return text;
 }
 
-/// The preset fit and the cross-checks (fidelity_calibration.h) as text.
-void printCalibration(std::ostream& out) {
-    const Calibration preset = presetFit();
-    out << "\ndgx-a100 device efficiencies fitted to the runs without pipelining, from the defaults (the preset ships them):\n";
-    for (const CalibratedParameter& p : preset.parameters) {
+/// A fit's parameters, one line each: name, start, fitted value.
+void printParameters(std::ostream& out, const std::vector<CalibratedParameter>& parameters) {
+    for (const CalibratedParameter& p : parameters) {
         char line[128];
         std::snprintf(line, sizeof line, "  %-30s %8.4g -> %.4g\n", p.name.c_str(), p.initial, p.fitted);
         out << line;
     }
+}
+
+/// One run of a fit or cross-check: its predicted and measured step, and the error.
+void printStep(std::ostream& out, const MeasuredRun& run, double predicted) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-54s %10s %10s %8s\n", run.name.c_str(), formatSeconds(predicted).c_str(),
+                  formatSeconds(run.measured).c_str(), percent(predicted, run.measured).c_str());
+    out << line;
+}
+
+/// The preset fits and the cross-checks (fidelity_calibration.h) as text.
+void printCalibration(std::ostream& out) {
+    out << "\ndgx-a100 device efficiencies fitted to the runs without pipelining, from the defaults (the preset ships them):\n";
+    printParameters(out, presetFit().parameters);
     for (const Fp8Fit& f : fp8Fits()) {
         out << "\n" << f.preset << " FP8 GEMM efficiency fitted to Megatron-Bridge's FP8 rows of its system, from the "
                "default (the preset ships it):\n";
-        for (const CalibratedParameter& p : f.fit.parameters) {
-            char line[128];
-            std::snprintf(line, sizeof line, "  %-30s %8.4g -> %.4g\n", p.name.c_str(), p.initial, p.fitted);
-            out << line;
-        }
-        for (std::size_t i = 0; i < f.fitted.size(); ++i) {
-            char line[256];
-            std::snprintf(line, sizeof line, "  %-54s %10s %10s %8s\n", f.fitted[i].name.c_str(),
-                          formatSeconds(f.fit.after[i]).c_str(), formatSeconds(f.fitted[i].measured).c_str(),
-                          percent(f.fit.after[i], f.fitted[i].measured).c_str());
-            out << line;
-        }
+        printParameters(out, f.fit.parameters);
+        for (std::size_t i = 0; i < f.fitted.size(); ++i)
+            printStep(out, f.fitted[i], f.fit.after[i]);
     }
     for (const CrossCheck& c : crossChecks()) {
         out << "\n" << c.name << ":\n";
-        for (std::size_t i = 0; i < c.predicted.size(); ++i) {
-            char line[256];
-            std::snprintf(line, sizeof line, "  %-54s %10s %10s %8s\n", c.predicted[i].name.c_str(),
-                          formatSeconds(c.predictions[i]).c_str(), formatSeconds(c.predicted[i].measured).c_str(),
-                          percent(c.predictions[i], c.predicted[i].measured).c_str());
-            out << line;
-        }
+        for (std::size_t i = 0; i < c.predicted.size(); ++i)
+            printStep(out, c.predicted[i], c.predictions[i]);
     }
 }
 
