@@ -1,7 +1,6 @@
 #include "engine/cost/cost_model.h"
 
 #include "engine/cost/comm_streams.h"
-#include "engine/cost/fp8_gemms.h"
 #include "engine/sharding/resharding.h"
 
 #include <algorithm>
@@ -29,51 +28,18 @@ CostModel::CostModel(const Graph& graph, const Cluster& cluster, const Mesh& mes
 
 CostModel::CostModel(std::shared_ptr<const Graph> graphShared, std::shared_ptr<const Cluster> cluster, const Mesh& mesh,
                      const StepSettings& settings, const CommModel& comm)
-    : graph_(std::move(graphShared)), cluster_(std::move(cluster)), mesh_(mesh), settings_(settings), comm_(comm) {
-    const Graph& graph = *graph_;
-    needsGrad_.assign(graph.tensors().size(), false);
-    for (std::size_t t = 0; t < graph.tensors().size(); ++t)
-        needsGrad_[t] = graph.tensors()[t].role == TensorRole::Parameter;
-    for (OpId o : graph.topoOrder()) {
-        const Op& op = graph.op(o);
-        bool any = false;
-        for (TensorId t : op.inputs)
-            any = any || needsGrad_[t.index()];
-        for (TensorId t : op.outputs)
-            needsGrad_[t.index()] = any;
-    }
-    edges_ = std::make_shared<const std::vector<Edge>>(graphEdges(graph));
-    units_ = std::make_shared<const RecomputeUnits>(recomputeUnits(graph));
-    fp8_ = std::make_shared<const std::vector<bool>>(settings.precision == Precision::BF16 ? std::vector<bool>()
-                                                                                          : fp8Gemms(graph, *units_));
-    saved_ = std::make_shared<const SavedActivations>(
-        savedActivations(graph, *units_, settings.recompute, settings.attention, needsGrad_, *fp8_));
-    insideCore_.assign(graph.ops().size(), false);
-    for (OpId o : graph.topoOrder()) {
-        const Op& op = graph.op(o);
-        bool inside = op.attentionCore;
-        for (TensorId t : op.outputs)
-            for (OpId c : graph.tensor(t).consumers)
-                inside = inside && graph.op(c).attentionCore;
-        insideCore_[o.index()] = inside;
-    }
-}
+    : CostModel(std::make_shared<const GraphFacts>(std::move(graphShared)), std::move(cluster), mesh, settings, comm) {}
+
+CostModel::CostModel(std::shared_ptr<const GraphFacts> facts, std::shared_ptr<const Cluster> cluster, const Mesh& mesh,
+                     const StepSettings& settings, const CommModel& comm)
+    : graph_(facts->graph()), cluster_(std::move(cluster)), mesh_(mesh), settings_(settings), comm_(comm),
+      facts_(std::move(facts)), fp8_(facts_->fp8Gemms(settings.precision)),
+      saved_(facts_->saved(settings.recompute, settings.attention, settings.precision)) {}
 
 CostModel::CostModel(const CostModel& like, const StepSettings& settings)
     : graph_(like.graph_), cluster_(like.cluster_), mesh_(like.mesh_), settings_(settings), comm_(like.comm_),
-      edges_(like.edges_), needsGrad_(like.needsGrad_), units_(like.units_),
-      fp8_((settings.precision == Precision::BF16) == (like.settings_.precision == Precision::BF16)
-               ? like.fp8_
-               : std::make_shared<const std::vector<bool>>(settings.precision == Precision::BF16
-                                                               ? std::vector<bool>()
-                                                               : fp8Gemms(*like.graph_, *like.units_))),
-      saved_(settings.recompute == like.settings_.recompute && settings.attention == like.settings_.attention &&
-                     settings.precision == like.settings_.precision
-                 ? like.saved_
-                 : std::make_shared<const SavedActivations>(savedActivations(*like.graph_, *like.units_,
-                                                                             settings.recompute, settings.attention,
-                                                                             like.needsGrad_, *fp8_))),
-      insideCore_(like.insideCore_) {}
+      facts_(like.facts_), fp8_(facts_->fp8Gemms(settings.precision)),
+      saved_(facts_->saved(settings.recompute, settings.attention, settings.precision)) {}
 
 bool CostModel::fp8Gemm(OpId o) const { return !fp8_->empty() && (*fp8_)[o.index()]; }
 
@@ -82,7 +48,7 @@ double CostModel::backwardFlops(OpId o) const {
     const OpKindTraits& traits = opKindTraits(op.kind);
     int gradInputs = 0;
     for (TensorId t : op.inputs)
-        gradInputs += needsGrad_[t.index()] ? 1 : 0;
+        gradInputs += facts_->needsGradient()[t.index()] ? 1 : 0;
     if (gradInputs == 0 || traits.category == OpCategory::Layout)
         return 0;
     if (traits.category == OpCategory::Contraction)
@@ -117,7 +83,7 @@ CollectiveCost CostModel::collective(CollectiveKind kind, AxisSet axes, double b
 }
 
 bool CostModel::recomputed(OpId o) const {
-    return isRecomputed(graph_->op(o), units_->unitOf[o.index()], settings_.recompute, settings_.attention);
+    return isRecomputed(graph_->op(o), facts_->units().unitOf[o.index()], settings_.recompute, settings_.attention);
 }
 
 bool CostModel::fusedAttention(OpId o) const {
@@ -129,8 +95,8 @@ bool CostModel::recomputesCompute(OpId o) const {
         return recomputed(o);
     // Inside the fused kernel's backward the scores and probabilities are recomputed, not the output;
     // full recomputation of the block runs the whole kernel again.
-    return insideCore_[o.index()] ||
-           (settings_.recompute == Recompute::Full && units_->unitOf[o.index()] >= 0);
+    return facts_->insideCore()[o.index()] ||
+           (settings_.recompute == Recompute::Full && facts_->units().unitOf[o.index()] >= 0);
 }
 
 bool CostModel::costsOpAs(OpId o, const CostModel& other) const {
@@ -191,7 +157,7 @@ void CostModel::addSavedActivations(OpId o, const OpStrategy& s, OpCost& cost) c
 }
 
 bool CostModel::keepsProducerSharding(const Edge& e) const {
-    return !e.parameterShare && readsInputInBackward(*graph_, graph_->op(e.to), e.toInput, needsGrad_);
+    return !e.parameterShare && readsInputInBackward(*graph_, graph_->op(e.to), e.toInput, facts_->needsGradient());
 }
 
 void CostModel::addParameterCosts(OpId o, std::size_t k, const OpStrategy& s, OpCost& cost) const {
@@ -265,7 +231,7 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
         // A lookup reads only the rows it gathers (as many bytes as it writes), not the whole table.
         if (!(traits.category == OpCategory::Lookup && t.role == TensorRole::Parameter))
             bytes += localBytes(t, inputSplitAxes(op, k, s), mesh_);
-        gradInputs += needsGrad_[op.inputs[k].index()] ? 1 : 0;
+        gradInputs += facts_->needsGradient()[op.inputs[k].index()] ? 1 : 0;
     }
     for (std::size_t k = 0; k < op.outputs.size(); ++k)
         out.outputBytes += localBytes(graph_->tensor(op.outputs[k]), outputSplitAxes(op, k, s), mesh_);
@@ -351,7 +317,7 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
     OpCost cost;
     int gradInputs = 0;
     for (TensorId t : op.inputs)
-        gradInputs += needsGrad_[t.index()] ? 1 : 0;
+        gradInputs += facts_->needsGradient()[t.index()] ? 1 : 0;
 
     // Compute, forward and backward.
     const ComputeTimes compute = computeTimes(o, s);
@@ -359,7 +325,7 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
     cost.backward = m * compute.backward;
     cost.recompute = m * compute.recompute;
     // Inside the fused attention kernel the scores and probabilities stay on chip: no buffer.
-    if (!(fusedAttention(o) && insideCore_[o.index()]))
+    if (!(fusedAttention(o) && facts_->insideCore()[o.index()]))
         cost.transient += compute.outputBytes;
 
     // Statistics of split local-reduction factors (softmax, norms, loss).
@@ -548,7 +514,7 @@ CostModel::EdgeTimes CostModel::edgeParts(const Edge& e, const ReshardTime& forw
 CostModel::EdgeTimes CostModel::edgeTimes(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {
     const double bytes = graph_->tensor(e.tensor).bytes();
     const double gradient =
-        needsGrad_[e.tensor.index()] ? reshardTime(to.gradient, from.gradient, bytes).seconds : 0;
+        facts_->needsGradient()[e.tensor.index()] ? reshardTime(to.gradient, from.gradient, bytes).seconds : 0;
     return edgeParts(e, reshardTime(from.value, to.value, bytes), gradient, windows(from, to));
 }
 
@@ -566,7 +532,7 @@ EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const Consu
             cost.collectives.push_back(
                 collective(step.kind, step.axes, step.bytes, m, Phase::Backward, CommPurpose::Resharding, e.tensor));
     }
-    if (needsGrad_[e.tensor.index()])
+    if (facts_->needsGradient()[e.tensor.index()])
         for (const ReshardStep& step : reshard(to.gradient, from.gradient, t.bytes(), mesh_))
             cost.collectives.push_back(
                 collective(step.kind, step.axes, step.bytes, m, Phase::Backward, CommPurpose::Resharding, e.tensor));

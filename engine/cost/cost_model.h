@@ -6,6 +6,7 @@
 #include "engine/cluster/cluster.h"
 #include "engine/cost/collectives.h"
 #include "engine/cost/cost_terms.h"
+#include "engine/cost/graph_facts.h"
 #include "engine/cost/saved_activations.h"
 #include "engine/cost/step_settings.h"
 #include "engine/ir/graph.h"
@@ -31,8 +32,11 @@ public:
     /// models of many settings on one mesh compute them once.
     CostModel(std::shared_ptr<const Graph> graph, std::shared_ptr<const Cluster> cluster, const Mesh& mesh,
               const StepSettings& settings, const CommModel& comm);
-    /// A model of `like`'s graph, cluster and mesh under other settings, reusing its spans, edges
-    /// and gradient flags.
+    /// The same for the graph `facts` analysed, sharing that analysis with the models of other meshes.
+    CostModel(std::shared_ptr<const GraphFacts> facts, std::shared_ptr<const Cluster> cluster, const Mesh& mesh,
+              const StepSettings& settings, const CommModel& comm);
+    /// A model of `like`'s graph, cluster and mesh under other settings, reusing its spans and its
+    /// graph's analysis.
     CostModel(const CostModel& like, const StepSettings& settings);
 
     /// Cost of op `o` under strategy `s`: compute, its own collectives (statistics, halo, gradient
@@ -140,9 +144,9 @@ public:
     const SavedActivations& saved() const { return *saved_; }
 
     /// Every edge, ordered by consumer in topological order.
-    const std::vector<Edge>& edges() const { return *edges_; }
+    const std::vector<Edge>& edges() const { return facts_->edges(); }
     /// Whether tensor `t` receives a gradient in the backward pass.
-    bool needsGradient(TensorId t) const { return needsGrad_[t.index()]; }
+    bool needsGradient(TensorId t) const { return facts_->needsGradient()[t.index()]; }
     /// Backward FLOPs of op `o` for the whole micro-batch: a contraction costs one forward per input
     /// that needs a gradient (dX and dW); other ops one forward; ops with no gradient input nothing.
     double backwardFlops(OpId o) const;
@@ -183,12 +187,9 @@ private:
     Mesh mesh_;
     StepSettings settings_;
     CommModel comm_;
-    std::shared_ptr<const std::vector<Edge>> edges_;     ///< shared by the settings variants of a model
-    std::vector<bool> needsGrad_;
-    std::shared_ptr<const RecomputeUnits> units_;
+    std::shared_ptr<const GraphFacts> facts_;            ///< shared by the models of every mesh and setting
     std::shared_ptr<const std::vector<bool>> fp8_;       ///< per op: fp8Gemm; empty under BF16
     std::shared_ptr<const SavedActivations> saved_;      ///< shared where recomputation, attention, precision agree
-    std::vector<bool> insideCore_; ///< attention-core ops read only by attention-core ops
 };
 
 } // namespace shardscope

@@ -53,7 +53,7 @@ std::optional<SimulatedFinalist> fastestSimulated(const std::vector<const Candid
         if (best && c.score.stepTime >= (1 + kClockAgreement) * bestTime)
             continue;
         const Plan& plan = c.plan;
-        const CostModel model(c.graph->graph, cluster, plan.mesh, plan.settings);
+        const CostModel model(c.graph->facts, cluster, plan.mesh, plan.settings, CommModel(*cluster, plan.mesh));
         SimOptions options;
         options.overlap = plan.settings.overlap;
         options.timelines = false;

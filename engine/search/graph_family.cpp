@@ -10,6 +10,7 @@ GraphCache::GraphCache(std::shared_ptr<const Graph> given, int givenMicrobatches
     : family_(std::move(family)), fold_(std::move(fold)) {
     auto v = std::make_shared<GraphVariant>();
     v->blocks = fold_(*given);
+    v->facts = std::make_shared<const GraphFacts>(given);
     v->graph = std::move(given);
     variants_[givenMicrobatches] = std::move(v);
 }
@@ -23,6 +24,7 @@ std::shared_ptr<const GraphVariant> GraphCache::get(int microbatches) {
     auto v = std::make_shared<GraphVariant>();
     v->graph = std::make_shared<const Graph>(family_->build(microbatches));
     v->blocks = fold_(*v->graph);
+    v->facts = std::make_shared<const GraphFacts>(v->graph);
     variants_[microbatches] = v;
     return v;
 }

@@ -2,6 +2,7 @@
 // The graphs of one model for different micro-batch counts: the search builds each count it tries
 // once, with its repeated blocks, and shares it between meshes and threads.
 
+#include "engine/cost/graph_facts.h"
 #include "engine/io/model_file.h"
 #include "engine/ir/graph.h"
 #include "engine/ir/repeated_blocks.h"
@@ -28,6 +29,7 @@ std::optional<GraphFamily> graphFamilyOf(const ModelSource& source);
 struct GraphVariant {
     std::shared_ptr<const Graph> graph;
     std::optional<RepeatedBlocks> blocks;
+    std::shared_ptr<const GraphFacts> facts;     ///< the graph's analysis, shared by every mesh's cost models
 
     /// The blocks to fold over, or null.
     const RepeatedBlocks* folded() const { return blocks ? &*blocks : nullptr; }

@@ -55,7 +55,7 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
             if (other.get() != slot.get() && other->model && std::get<0>(key) == s.microbatches)
                 like = other->model.get();
         slot->model = like ? std::make_shared<const CostModel>(*like, s)
-                           : std::make_shared<const CostModel>(slot->graph->graph, in_.cluster, mesh_, s, comm_);
+                           : std::make_shared<const CostModel>(slot->graph->facts, in_.cluster, mesh_, s, comm_);
         const RepeatedBlocks* folded = slot->graph->folded();
         if (mesh_.pipelineStages() > 1) {
             // The same graph (micro-batch count) has the same blocks and starting cut: found once.

@@ -416,7 +416,8 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
     rep.searchSeconds = std::chrono::duration<double>(Clock::now() - start).count();
     // The chosen plan's full breakdown, timed apart: it is the result's presentation, not the search.
     const auto evaluated = Clock::now();
-    result->model = std::make_shared<const CostModel>(result->graph, r.cluster, result->plan.mesh, result->plan.settings);
+    result->model = std::make_shared<const CostModel>(chosen.graph->facts, r.cluster, result->plan.mesh, result->plan.settings,
+                                                      CommModel(*r.cluster, result->plan.mesh));
     result->evaluation = evaluate(*result->model, result->plan);
     result->simulation = std::move(simulated);
     rep.evaluationSeconds = std::chrono::duration<double>(Clock::now() - evaluated).count();
