@@ -4,6 +4,7 @@
 #include "engine/bench/one_clock.h"
 #include "engine/util/units.h"
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,12 @@ int runClock(const CliOptions& options, std::ostream& out) {
     return 0;
 }
 
+/// 1 with --check when a row misses its target, else 0.
+int exitStatus(const CliOptions& options, const std::vector<bench::BenchRow>& rows) {
+    const bool missed = std::any_of(rows.begin(), rows.end(), [](const bench::BenchRow& r) { return !r.misses.empty(); });
+    return options.check && missed ? 1 : 0;
+}
+
 } // namespace
 
 int runBench(const CliOptions& options, std::ostream& out) {
@@ -80,9 +87,11 @@ int runBench(const CliOptions& options, std::ostream& out) {
                             {"peak_memory_bytes", r.peakMemory},
                             {"capacity_bytes", r.capacity},
                             {"optimality_gap", r.optimalityGap ? nlohmann::json(*r.optimalityGap) : nlohmann::json(nullptr)},
-                            {"target", r.target}});
+                            {"target", r.target.words},
+                            {"target_met", r.misses.empty()},
+                            {"misses", r.misses}});
         out << list.dump(1) << "\n";
-        return 0;
+        return exitStatus(options, rows);
     }
     char line[512];
     std::snprintf(line, sizeof line, "%-34s %7s %5s %-6s %-16s %10s %10s %11s %11s  %s\n", "case", "devices", "ops",
@@ -94,7 +103,7 @@ int runBench(const CliOptions& options, std::ostream& out) {
                                       : "-";
         std::snprintf(line, sizeof line, "%-34s %7d %5d %-6s %-16s %10s %10s %11s %11s  %s\n", r.name.c_str(), r.devices,
                       r.ops, r.algorithm.c_str(), r.chosenMesh.c_str(), formatSeconds(r.medianSeconds).c_str(),
-                      formatCount(r.states).c_str(), formatSeconds(r.stepTime).c_str(), ratio.c_str(), r.target.c_str());
+                      formatCount(r.states).c_str(), formatSeconds(r.stepTime).c_str(), ratio.c_str(), r.target.words.c_str());
         out << line;
         if (!r.baselineName.empty())
             out << "      chose " << r.settings << ", peak " << formatBytes(r.peakMemory) << " of "
@@ -103,8 +112,16 @@ int runBench(const CliOptions& options, std::ostream& out) {
                 << (r.optimalityGap ? "at most " + std::to_string(100 * *r.optimalityGap).substr(0, 5) + "% above the fastest that fits"
                                     : std::string("no optimality bound"))
                 << "\n";
+        for (const std::string& miss : r.misses)
+            out << "      MISSED: " << miss << "\n";
     }
-    return 0;
+    std::size_t missed = 0;
+    for (const auto& r : rows)
+        missed += r.misses.empty() ? 0 : 1;
+    out << (missed == 0 ? std::string("every row meets its target")
+                        : std::to_string(missed) + " of " + std::to_string(rows.size()) + " rows miss their target")
+        << "\n";
+    return exitStatus(options, rows);
 }
 
 } // namespace shardscope::cli

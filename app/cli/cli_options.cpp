@@ -55,8 +55,9 @@ std::string usageText() {
            "  shardscope-cli calibrate --cluster NAME|PATH --measurements M.json [--fit device|links|overlap|NAME,...]\n"
            "                 [--out C2.cluster.json] [--json]\n"
            "                 fit the cluster's efficiencies to measured step times (least squares)\n"
-           "  shardscope-cli bench [--quick] [--suite all|speed|quality|fidelity|clock] [--fidelity] [--json]\n"
-           "                 search speed and plan quality (medians of several runs, one thread)\n"
+           "  shardscope-cli bench [--quick] [--suite all|speed|quality|fidelity|clock] [--fidelity] [--check] [--json]\n"
+           "                 search speed and plan quality (medians of several runs, one thread); rows that miss\n"
+           "                 their target are marked MISSED, and with --check the exit status is then 1\n"
            "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
 }
 
@@ -227,6 +228,8 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.devices = value();
         else if (a == "--quick" && o.command == "bench")
             o.quick = true;
+        else if (a == "--check" && o.command == "bench")
+            o.check = true;
         else if (a == "--suite" && o.command == "bench") {
             const std::string& v = value();
             if (v != "all" && v != "speed" && v != "quality" && v != "fidelity" && v != "clock")

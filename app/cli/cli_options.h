@@ -21,6 +21,7 @@ struct CliOptions {
     bool meshAuto = false;       ///< search: --mesh auto
     int threads = 0;             ///< search: --threads (0 = hardware)
     bool quick = false;          ///< bench: --quick
+    bool check = false;          ///< bench: --check (exit 1 when a row misses its target)
     std::string benchSuite = "all"; ///< bench: --suite all|speed|quality|fidelity (--fidelity)
     std::string tracePath;       ///< simulate: --trace out.json
     std::string eventsPath;      ///< simulate: --events out.json

@@ -1,6 +1,9 @@
 #pragma once
 // The search benchmarks behind `shardscope-cli bench` (targets in README "Benchmarks"). Figures are medians of
-// several runs on one thread; targets are reported, never asserted.
+// several runs on one thread; targets are checked and misses marked
+// (bench_targets.h), never asserted in unit tests.
+
+#include "engine/bench/bench_targets.h"
 
 #include <functional>
 #include <optional>
@@ -25,7 +28,8 @@ struct BenchRow {
     double stepTime = 0;       ///< the plan's step time, simulated
     double baselineStepTime = 0; ///< best feasible baseline (dp, megatron, megatron-sp) on the chosen mesh, simulated
     bool feasible = false;
-    std::string target;        ///< the issue's target for this row, in words
+    BenchTarget target;        ///< the issue's target for this row
+    std::vector<std::string> misses; ///< what the row misses of it (markMisses()); empty when met
     // Plan-quality rows only:
     std::string baselineName;  ///< the best baseline over every mesh and settings combination
     bool baselineFeasible = false; ///< whether that baseline fits
@@ -50,15 +54,16 @@ struct BenchScenario {
     std::string mesh = "auto";
     std::string algorithm = "auto";
     bool settingsOpen = true;      ///< ZeRO, recomputation and micro-batches chosen by the search
+    bool clockWalk = true;         ///< walked by the one-clock check (one_clock.h); off where its search alone takes seconds
 };
 
 /// The plan-quality scenarios: published models at their published global batches, 8 to 512 GPUs.
 std::vector<BenchScenario> qualityScenarios();
 /// The speed suite's searches with their targets (`quick` leaves out the slowest contrast run).
-std::vector<std::pair<BenchScenario, std::string>> speedScenarios(bool quick);
+std::vector<std::pair<BenchScenario, BenchTarget>> speedScenarios(bool quick);
 
 /// Runs every case; `quick` runs fewer repetitions and skips the largest contrast runs. `log` is told
-/// each case as it starts.
+/// each case as it starts. Every row's misses are marked.
 std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function<void(const std::string&)>& log);
 
 /// The plan-quality suite: searched step time against the best named baseline (every registry entry on

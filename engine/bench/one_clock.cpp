@@ -43,7 +43,7 @@ ClockRow clocks(const std::string& scenario, const std::string& name, const std:
 std::vector<ClockRow> oneClockWalk(const std::function<void(const std::string&)>& log) {
     std::vector<BenchScenario> scenarios = qualityScenarios();
     for (const auto& [s, target] : speedScenarios(true))
-        if (s.algorithm != "pase" || s.name.find("inception") != std::string::npos)
+        if (s.clockWalk && (s.algorithm != "pase" || s.name.find("inception") != std::string::npos))
             scenarios.push_back(s); // the PaSE contrast rows search the same problems as TAPAS's
     std::vector<ClockRow> rows;
     for (const BenchScenario& s : scenarios) {
