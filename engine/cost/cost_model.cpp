@@ -489,7 +489,7 @@ ReshardTime CostModel::reshardTime(const TensorSharding& from, const TensorShard
     return t;
 }
 
-CostModel::EdgeTimes CostModel::edgeParts(const Edge& e, const ReshardTime& forward, double gradient,
+CostModel::EdgeTimes CostModel::edgeParts(bool keepsProducer, const ReshardTime& forward, double gradient,
                                           const OverlapWindows& windows) const {
     const double m = settings_.microbatches;
     // A GEMM of w seconds beside a collective takes w (1 + slowdown) (hideBehindCompute()): it holds
@@ -501,7 +501,7 @@ CostModel::EdgeTimes CostModel::edgeParts(const Edge& e, const ReshardTime& forw
         const double hidden = std::min(comm, window);
         return comm - hidden + hidden * slow / stretch;
     };
-    if (!keepsProducerSharding(e))
+    if (!keepsProducer)
         return EdgeTimes{behind(forward.seconds, forwardWindow), behind(gradient, backwardWindow)};
     // Of the backward part's 2g, one g is the forward pass's gathers (moved so that recomputation
     // only changes forwardPasses()): it hides behind what the forward window leaves; the other (the
@@ -515,7 +515,7 @@ CostModel::EdgeTimes CostModel::edgeTimes(const Edge& e, const ProducerEnd& from
     const double bytes = graph_->tensor(e.tensor).bytes();
     const double gradient =
         facts_->needsGradient()[e.tensor.index()] ? reshardTime(to.gradient, from.gradient, bytes).seconds : 0;
-    return edgeParts(e, reshardTime(from.value, to.value, bytes), gradient, windows(from, to));
+    return edgeParts(keepsProducerSharding(e), reshardTime(from.value, to.value, bytes), gradient, windows(from, to));
 }
 
 EdgeCost CostModel::edgeCost(const Edge& e, const ProducerEnd& from, const ConsumerEnd& to) const {

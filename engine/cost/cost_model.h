@@ -122,8 +122,9 @@ public:
     ReshardTime reshardTime(const TensorSharding& from, const TensorSharding& to, double bytes) const;
     /// The parts of edgeTimes() from its reshardings' times: `forward` from producer to consumer,
     /// `gradient` back (its seconds alone count), each part less what hides behind `windows` (per
-    /// micro-batch, so m times that per step), never below zero.
-    EdgeTimes edgeParts(const Edge& e, const ReshardTime& forward, double gradient,
+    /// micro-batch, so m times that per step), never below zero. `keepsProducer` is
+    /// keepsProducerSharding() of the edge (the same for every pair of its ends).
+    EdgeTimes edgeParts(bool keepsProducer, const ReshardTime& forward, double gradient,
                         const OverlapWindows& windows) const;
     /// How often the forward reshardings into `consumer` run per micro-batch: 2 when it is recomputed.
     int forwardPasses(OpId consumer) const { return recomputed(consumer) ? 2 : 1; }

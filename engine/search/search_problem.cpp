@@ -407,9 +407,9 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
     const EndGroups<CostModel::ConsumerEnd> to(cw, [&](const OpStrategy& s) { return model_->consumerEnd(e, s); });
     // Edges of the same tensor size, gradient need and ends (say the same layer's in several
     // unfolded blocks) cost the same: cost the distinct pairs of ends once per build.
+    const bool keeps = model_->keepsProducerSharding(e);
     auto [slot, fresh] = cache.byKey.try_emplace(
-        EdgeKey{model_->graph().tensor(e.tensor).bytes(), model_->needsGradient(e.tensor), model_->keepsProducerSharding(e),
-                from.ends, to.ends});
+        EdgeKey{model_->graph().tensor(e.tensor).bytes(), model_->needsGradient(e.tensor), keeps, from.ends, to.ends});
     std::vector<CostModel::EdgeTimes>& distinct = slot->second;
     if (fresh) {
         // CostModel::edgeTimes, with each resharding priced once per build: other edges carry the
@@ -439,7 +439,7 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
                     gradient ? time(toGradient[j], fromGradient[i], to.ends[j].gradient, from.ends[i].gradient).seconds
                              : 0;
                 distinct[i * to.ends.size() + j] =
-                    model_->edgeParts(e, forward, back, CostModel::windows(from.ends[i], to.ends[j]));
+                    model_->edgeParts(keeps, forward, back, CostModel::windows(from.ends[i], to.ends[j]));
             }
     }
     std::vector<double> forward(cu.size() * cw.size()), backward(cu.size() * cw.size());
