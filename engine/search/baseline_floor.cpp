@@ -32,11 +32,41 @@ std::optional<Plan> MeshSearch::pinnedBaseline(const Combo& c, const std::string
     return b;
 }
 
+void MeshSearch::weighStart() {
+    const Plan& start = *in_.start;
+    const StepSettings& s = start.settings;
+    // Only as a combination of this search: its settings as the space would make them.
+    if (!(in_.space.at(s.zeroStage, s.recompute, s.microbatches, in_.zeroAxes) == s) || (s.zeroStage > 0 && in_.zeroAxes == 0))
+        return;
+    Combo& c = combo(s);
+    if (start.ops.size() != c.graph->graph->ops().size())
+        return; // a plan of another micro-batch count's graph
+    Plan plan = start;
+    Score score;
+    if (c.layout.active()) {
+        const Scored scored = scoreCut(c, plan, false);
+        if (scored.bounded)
+            return;
+        score = scored.score;
+        plan.pipeline = scored.layout;
+    } else {
+        score = scorePlan(*c.model, plan, c.graph->folded(), cutoff());
+        if (score.bounded)
+            return;
+    }
+    if (score.feasible)
+        recordFit(score.stepTime);
+    if (!best_ || preferred(score, best_->score))
+        best_ = CandidatePlan{plan, score, c.graph, SearchAlgorithm::Auto, std::nullopt};
+}
+
 void MeshSearch::floor() {
     // Every pattern (dp, megatron, megatron-sp) with every ZeRO stage, recomputation and micro-batch
     // count of the space. Per pattern and stage, a combination that is dominated by one already
     // priced (more recomputation, a multiple of its micro-batches) and that one cannot win, is skipped.
     const SettingsSpace& sp = in_.space;
+    if (in_.start)
+        weighStart();
     for (const std::string& pattern : baselinePatterns())
         for (int z : sp.zeroStages) {
             if (z > 0 && in_.zeroAxes == 0)
@@ -52,7 +82,8 @@ void MeshSearch::floor() {
                         return;
                     }
                     const StepSettings s = sp.at(z, r, m, in_.zeroAxes);
-                    if (dominated(s, bounds)) {
+                    // Pruned by what this pass priced, or by a previous search's bounds.
+                    if (dominated(s, bounds) || dominated(s, in_.previousBounds)) {
                         ++pruned_;
                         continue;
                     }

@@ -11,6 +11,7 @@ GraphCache::GraphCache(std::shared_ptr<const Graph> given, int givenMicrobatches
     auto v = std::make_shared<GraphVariant>();
     v->blocks = fold_(*given);
     v->facts = std::make_shared<const GraphFacts>(given);
+    given_ = given;
     v->graph = std::move(given);
     variants_[givenMicrobatches] = std::move(v);
 }
@@ -27,6 +28,15 @@ std::shared_ptr<const GraphVariant> GraphCache::get(int microbatches) {
     v->facts = std::make_shared<const GraphFacts>(v->graph);
     variants_[microbatches] = v;
     return v;
+}
+
+std::vector<std::shared_ptr<const Graph>> GraphCache::graphs() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::shared_ptr<const Graph>> out{given_};
+    for (const auto& [m, v] : variants_)
+        if (v->graph != given_)
+            out.push_back(v->graph);
+    return out;
 }
 
 std::optional<GraphFamily> graphFamilyOf(const ModelSource& source) {

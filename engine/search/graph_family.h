@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 #include <optional>
 
 namespace shardscope {
@@ -44,12 +45,15 @@ public:
                std::function<std::optional<RepeatedBlocks>(const Graph&)> fold);
     /// The variant for `microbatches`. Throws InputError when it cannot be built.
     std::shared_ptr<const GraphVariant> get(int microbatches);
+    /// Every graph built so far (the given one first).
+    std::vector<std::shared_ptr<const Graph>> graphs() const;
 
 private:
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::optional<GraphFamily> family_;
     std::function<std::optional<RepeatedBlocks>(const Graph&)> fold_;
     std::map<int, std::shared_ptr<const GraphVariant>> variants_;
+    std::shared_ptr<const Graph> given_;
 };
 
 } // namespace shardscope

@@ -346,6 +346,8 @@ bool MeshSearch::worseRecomputation(Combo& c) {
 
 void MeshSearch::explore() {
     const SettingsSpace& sp = in_.space;
+    // A previous search's bounds still hold: they prune here as this search's own do.
+    searchBounds_.insert(searchBounds_.end(), in_.previousBounds.begin(), in_.previousBounds.end());
     const double total = double(sp.size());
     double done = 0;
     int noFit = 0;
@@ -506,6 +508,12 @@ void MeshSearch::sweep(Combo& c, double scale, bool toTheEnd) {
     for (const auto& [lambda, dual] : c.duals)
         best = std::max(best, dual);
     sweptBound_ = std::min(sweptBound_, best);
+}
+
+std::optional<std::vector<std::pair<StepSettings, double>>> MeshSearch::searchBounds() const {
+    if (inexact_ || cancelled_)
+        return std::nullopt;
+    return searchBounds_;
 }
 
 std::optional<double> MeshSearch::fittingLowerBound() const {

@@ -61,6 +61,9 @@ struct MeshSearchInput {
     std::vector<int> stageCut;                          ///< pipelined: blocks per model chunk, fixed; empty: chosen
     std::vector<int> blockStages;                       ///< pipelined: per block, the stage a locked op keeps it on, or -1
     SearchAlgorithm algorithm = SearchAlgorithm::Auto;
+    /// Bounds a previous search proved on this mesh and schedule (SearchMemory::bounds), still valid.
+    std::vector<std::pair<StepSettings, double>> previousBounds;
+    const Plan* start = nullptr;                        ///< a plan of this mesh weighed first (SearchRequest::start)
     std::stop_token stop;
     std::function<void(double)> progress;               ///< fraction of this mesh's work done
 };
@@ -120,6 +123,9 @@ public:
     double boundedStep() const { return boundedStep_; }
     /// The least lower bound of those that do not fit (infinity when none).
     double boundedOverflowStep() const { return boundedOverflowStep_; }
+    /// The lower bounds found on its settings combinations (SearchMemory::bounds); nothing when a solve
+    /// was not exact or the search was cut short.
+    std::optional<std::vector<std::pair<StepSettings, double>>> searchBounds() const;
 
 private:
     /// One settings combination on this mesh: its graph, cost model and (while needed) its tables.
@@ -186,6 +192,8 @@ private:
     /// every choice: `c` recomputes nothing that saves memory, so it need not be solved.
     bool worseRecomputation(Combo& c);
     std::optional<Plan> pinnedBaseline(const Combo& c, const std::string& spec) const;
+    /// Weighs in_.start (a plan of this mesh and schedule) as a candidate, before the baselines.
+    void weighStart();
     void sweep(Combo& c, double ceilingScale, bool toTheEnd);
     /// True when a dual bound of a swept combination with the same micro-batches and recomputation
     /// (so the same edges), moved to `c` by SearchProblem::minIncrease, shows that nothing of `c`

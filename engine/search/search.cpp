@@ -239,6 +239,9 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
             if (!sameAs[j] && meshes[i].pipelineStages() == 1 && meshes[j].pipelineStages() == 1 &&
                 equivalentAxes(*r.cluster, meshes[j], zeroAxes[j], meshes[i], zeroAxes[i]))
                 sameAs[i] = j;
+    // A previous search of the same problem with fewer constraints proved bounds that still hold.
+    const bool incremental = r.previous && r.previous->carriesOver(r.graph, r.cluster, r.settings, pins, r.stageCut,
+                                                                   r.blockStages);
     for (std::size_t i = 0; i < meshes.size(); ++i) {
         MeshSearchInput in;
         in.cluster = r.cluster;
@@ -268,6 +271,12 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         in.stageCut = r.stageCut;
         in.blockStages = r.blockStages;
         in.algorithm = r.algorithm;
+        if (incremental)
+            if (const auto it = r.previous->bounds.find(meshKey(meshes[i], bases[i])); it != r.previous->bounds.end())
+                in.previousBounds = it->second;
+        if (r.start && r.start->mesh == meshes[i] && r.start->settings.schedule == bases[i].schedule &&
+            r.start->settings.virtualStages == bases[i].virtualStages)
+            in.start = &*r.start;
         in.stop = r.stop;
         in.progress = [&report, i](double f) { report(i, f); };
         searches[i] = std::make_unique<MeshSearch>(meshes[i], std::move(in), bound);
@@ -308,6 +317,23 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
 
     auto result = std::make_shared<SearchResult>();
     SearchReport& rep = result->report;
+    rep.incremental = incremental;
+    if (!r.stop.stop_requested()) {
+        // What this search proved, for a re-search after an edit; meshes searched as their twins
+        // (sameAs) and those whose solves were not exact carry nothing.
+        auto memory = std::make_shared<SearchMemory>();
+        memory->graphs = graphs.graphs();
+        memory->cluster = r.cluster;
+        memory->settings = r.settings;
+        memory->pins = pins;
+        memory->stageCut = r.stageCut;
+        memory->blockStages = r.blockStages;
+        for (std::size_t i = 0; i < meshes.size(); ++i)
+            if (errors[i].empty() && !sameAs[i])
+                if (auto b = searches[i]->searchBounds())
+                    memory->bounds[meshKey(meshes[i], bases[i])] = std::move(*b);
+        result->memory = std::move(memory);
+    }
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < meshes.size(); ++i) {
         if (!errors[i].empty()) {

@@ -5,6 +5,7 @@
 #include "engine/evaluation/evaluation.h"
 #include "engine/plans/plan.h"
 #include "engine/search/graph_family.h"
+#include "engine/search/search_memory.h"
 #include "engine/search/settings_space.h"
 #include "engine/search/solver.h"
 #include "engine/sim/simulator.h"
@@ -42,6 +43,13 @@ struct SearchRequest {
     /// mesh with a pipe axis. Empty: no block is kept anywhere.
     std::vector<int> blockStages;
     SearchAlgorithm algorithm = SearchAlgorithm::Auto;
+    /// A previous search's bounds (SearchResult::memory): used when they carry over to this request
+    /// (SearchMemory::carriesOver: the same problem with more locks, pins or stage constraints), so
+    /// that combinations they show cannot win are neither tabled nor solved. Ignored otherwise.
+    std::shared_ptr<const SearchMemory> previous;
+    /// A plan of this problem (the one being edited, locks applied) weighed first on its mesh and
+    /// settings, as a candidate: its step bounds the rest of the search from the start.
+    std::optional<Plan> start;
     int threads = 0;                                 ///< mesh worker threads; 0 = hardware
     std::function<void(const SearchProgress&)> progress;
     std::stop_token stop;
@@ -71,6 +79,7 @@ struct SearchReport {
     int combinationsSolved = 0;        ///< (mesh, settings) combinations solved, memory sweeps included
     int combinationsPruned = 0;        ///< skipped by bounds or dominance
     int plansBounded = 0;              ///< plans whose step was not composed: its lower bound could not win
+    bool incremental = false;          ///< a previous search's bounds carried over (SearchRequest::previous)
     std::vector<MeshTried> meshesTried;
     int foldedBlocks = 0;              ///< tapas: repeated blocks folded
     int opsPerBlock = 0;
@@ -97,6 +106,9 @@ struct SearchResult {
     /// when the search was stopped before it simulated.
     std::shared_ptr<const SimResult> simulation;
     SearchReport report;
+    /// What the search proved, for a re-search after an edit (SearchRequest::previous); null when it
+    /// was stopped.
+    std::shared_ptr<const SearchMemory> memory;
 
     /// The plan's step time: simulated, or the analytic one when it was not simulated.
     double stepTime() const { return simulation ? simulation->stepTime : evaluation->stepTime; }

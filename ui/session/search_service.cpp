@@ -79,9 +79,12 @@ void SearchService::run(bool aroundLocks) {
     const std::optional<int> batch = settings.batch > 0 ? std::optional<int>(settings.batch) : std::nullopt;
     const SearchAlgorithm algorithm = settings.algorithm;
     const int threads = session_.searchThreads();
+    // Around locks, the last search's bounds carry over (the engine checks that they still hold) and
+    // the edited plan is weighed first: only what the edit could change is searched again.
+    const std::shared_ptr<const SearchMemory> previous = aroundLocks && last_ ? last_->memory : nullptr;
     session_.jobs()->start<SearchOutcome>(
         aroundLocks ? tr("Re-searching around locks") : tr("Searching"),
-        [current, locks, stageCut, blockStages, mesh, step, open, batch, algorithm, threads](const JobContext& context) {
+        [current, locks, stageCut, blockStages, mesh, step, open, batch, algorithm, threads, previous](const JobContext& context) {
             const Problem& base = *current.problem;
             const bool fixedBatch = !base.source.builder;
             const bool rebuild = !fixedBatch && ((batch && batch != base.globalBatch()) || step.microbatches != base.microbatches);
@@ -101,6 +104,9 @@ void SearchService::run(bool aroundLocks) {
             r.stageCut = stageCut;
             r.blockStages = blockStages;
             r.algorithm = algorithm;
+            r.previous = previous;
+            if (previous && !rebuild)
+                r.start = current.plan;
             r.threads = threads;
             r.stop = context.stop;
             r.progress = [&context](const SearchProgress& p) {
