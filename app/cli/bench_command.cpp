@@ -87,6 +87,10 @@ int runBench(const CliOptions& options, std::ostream& out) {
                             {"peak_memory_bytes", r.peakMemory},
                             {"capacity_bytes", r.capacity},
                             {"optimality_gap", r.optimalityGap ? nlohmann::json(*r.optimalityGap) : nlohmann::json(nullptr)},
+                            {"edit", r.edit},
+                            {"re_search_s", r.reSearchSeconds ? nlohmann::json(*r.reSearchSeconds) : nlohmann::json(nullptr)},
+                            {"re_search_step_time_s", r.reSearchStep},
+                            {"re_search_incremental", r.reSearchIncremental},
                             {"target", r.target.words},
                             {"target_met", r.misses.empty()},
                             {"misses", r.misses}});
@@ -112,6 +116,10 @@ int runBench(const CliOptions& options, std::ostream& out) {
                 << (r.optimalityGap ? "at most " + std::to_string(100 * *r.optimalityGap).substr(0, 5) + "% above the fastest that fits"
                                     : std::string("no optimality bound"))
                 << "\n";
+        if (r.reSearchSeconds)
+            out << "      re-search with " << r.edit << ": " << formatSeconds(*r.reSearchSeconds)
+                << (r.reSearchIncremental ? " (from the search's bounds)" : " (from scratch)") << ", step "
+                << formatSeconds(r.reSearchStep) << "\n";
         for (const std::string& miss : r.misses)
             out << "      MISSED: " << miss << "\n";
     }

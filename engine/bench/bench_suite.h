@@ -37,6 +37,11 @@ struct BenchRow {
     double peakMemory = 0;     ///< the searched plan's peak bytes per device
     double capacity = 0;       ///< device memory
     std::optional<double> optimalityGap; ///< SearchReport::optimalityGap of the last run
+    // Re-search after an edit (plan-quality rows): one op of the middle block locked to another strategy.
+    std::string edit;                    ///< "layers.40.mlp.down locked to data:b model:f"
+    std::optional<double> reSearchSeconds; ///< median time of "re-search around locks" with the search's memory
+    double reSearchStep = 0;             ///< its plan's step, simulated
+    bool reSearchIncremental = false;    ///< whether the memory carried over
 };
 
 /// Which suites `bench` runs.

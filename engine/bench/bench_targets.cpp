@@ -42,6 +42,9 @@ std::vector<std::string> targetMisses(const BenchRow& row, const std::vector<Ben
                          fixed(*t.maxVsBaseline, "%.2f"));
     if (t.fitsWhenBaselineFits && row.baselineFeasible && !row.feasible)
         misses.push_back("does not fit where the best baseline does");
+    if (t.maxReSearchSeconds && row.reSearchSeconds && !(*row.reSearchSeconds < *t.maxReSearchSeconds))
+        misses.push_back("re-search after an edit " + formatSeconds(*row.reSearchSeconds) + " not under " +
+                         formatSeconds(*t.maxReSearchSeconds));
     if (t.maxGrowth) {
         const auto base = std::find_if(rows.begin(), rows.end(), [&](const BenchRow& r) {
             return r.name == t.growthOver && r.algorithm == row.algorithm;

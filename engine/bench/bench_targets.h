@@ -20,6 +20,7 @@ struct BenchTarget {
     bool fitsWhenBaselineFits = false;     ///< the plan must fit whenever the best baseline does
     std::string growthOver;                ///< the name of the row (same algorithm) this one's median is compared with
     std::optional<double> maxGrowth;       ///< at most this many times that row's median
+    std::optional<double> maxReSearchSeconds; ///< the re-search after an edit must be below this
 
     /// A time target: the median under `seconds`.
     static BenchTarget timeUnder(std::string words, double seconds);

@@ -54,6 +54,73 @@ BaselineFigures bestBaseline(const BuilderModel& b, const std::shared_ptr<const 
     return *best;
 }
 
+/// The edit a researcher makes after a search: the first parameterised contraction of the middle repeated
+/// block locked to a neighbouring strategy (one mesh axis moved to another factor; the first such, else
+/// the first other valid one); the plan's other ops stay as searched. Nothing when the graph has no
+/// repeated blocks or the op no other strategy.
+std::optional<std::pair<Plan, std::string>> lockedEdit(const SearchResult& searched) {
+    const Graph& g = *searched.graph;
+    const auto blocks = findRepeatedBlocks(g);
+    if (!blocks)
+        return std::nullopt;
+    for (OpId o : blocks->blocks[blocks->blocks.size() / 2]) {
+        const Op& op = g.op(o);
+        const bool weighted = std::any_of(op.inputs.begin(), op.inputs.end(), [&](TensorId t) {
+            return g.tensor(t).role == TensorRole::Parameter;
+        });
+        if (op.kind != OpKind::MatMul || !weighted)
+            continue;
+        Plan plan = searched.plan;
+        OpChoice& choice = plan.ops[o.index()];
+        std::optional<OpStrategy> pick;
+        for (const OpStrategy& s : enumerateStrategies(op, plan.mesh)) {
+            if (s == choice.strategy)
+                continue;
+            int moved = 0;
+            bool split = true;
+            for (std::size_t a = 0; a < s.factorOfAxis.size(); ++a)
+                if (s.factorOfAxis[a] != choice.strategy.factorOfAxis[a]) {
+                    ++moved;
+                    split = split && s.factorOfAxis[a] >= 0;
+                }
+            if (moved == 1 && split) {
+                pick = s;
+                break;
+            }
+            if (!pick)
+                pick = s;
+        }
+        if (!pick)
+            continue;
+        choice.strategy = *pick;
+        choice.locked = true;
+        return std::make_pair(plan, op.name + " locked to " + pick->toString(op.rule, plan.mesh));
+    }
+    return std::nullopt;
+}
+
+/// Re-search around the lock of `edit` on its mesh, from `searched`'s memory, as the window does;
+/// `runs` times. Fills the row's re-search figures.
+void timeReSearch(BenchRow& row, const SearchRequest& first, const SearchResult& searched, int runs) {
+    const auto edit = lockedEdit(searched);
+    if (!edit)
+        return;
+    SearchRequest r = first;
+    r.mesh = edit->first.mesh;
+    r.locks.assign(edit->first.ops.size(), std::nullopt);
+    for (std::size_t v = 0; v < edit->first.ops.size(); ++v)
+        if (edit->first.ops[v].locked)
+            r.locks[v] = edit->first.ops[v].strategy;
+    r.previous = searched.memory;
+    r.start = edit->first;
+    double seconds = 0;
+    const auto last = searchRepeatedly(r, runs, seconds);
+    row.edit = edit->second;
+    row.reSearchSeconds = seconds;
+    row.reSearchStep = last->stepTime();
+    row.reSearchIncremental = last->report.incremental;
+}
+
 BenchRow runQualityCase(const BenchScenario& k, int runs) {
     const BuilderModel b = *resolveBuilder(ModelRequest{k.model, k.sets, k.batch});
     const SearchRequest r = requestOf(k);
@@ -68,6 +135,7 @@ BenchRow runQualityCase(const BenchScenario& k, int runs) {
     row.algorithm = last->report.chosenBy();
     row.mesh = "auto";
     recordSearch(row, *last, *g, runs, medianSeconds);
+    timeReSearch(row, r, *last, runs);
     const BaselineFigures baseline = bestBaseline(b, c);
     row.baselineName = baseline.name;
     row.baselineStepTime = baseline.stepTime;
@@ -78,9 +146,10 @@ BenchRow runQualityCase(const BenchScenario& k, int runs) {
     row.peakMemory = last->evaluation->peakMemory;
     row.capacity = c->device.memoryBytes;
     row.optimalityGap = last->report.optimalityGap;
-    row.target = BenchTarget::timeUnder("searched / best baseline <= 1.00, fits, search under 1 s", 1.0);
+    row.target = BenchTarget::timeUnder("searched / best baseline <= 1.00, fits, search under 1 s, re-search after an edit under 0.3 s", 1.0);
     row.target.maxVsBaseline = 1.0;
     row.target.fitsWhenBaselineFits = true;
+    row.target.maxReSearchSeconds = 0.3;
     return row;
 }
 
