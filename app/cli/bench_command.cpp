@@ -77,6 +77,7 @@ int runBench(const CliOptions& options, std::ostream& out) {
                             {"chosen_mesh", r.chosenMesh},
                             {"runs", r.runs},
                             {"median_s", r.medianSeconds},
+                            {"solve_s", r.solveSeconds},
                             {"states_explored", r.states},
                             {"ops", r.ops},
                             {"step_time_s", r.stepTime},
@@ -91,6 +92,8 @@ int runBench(const CliOptions& options, std::ostream& out) {
                             {"re_search_s", r.reSearchSeconds ? nlohmann::json(*r.reSearchSeconds) : nlohmann::json(nullptr)},
                             {"re_search_step_time_s", r.reSearchStep},
                             {"re_search_incremental", r.reSearchIncremental},
+                            {"scratch_s", r.scratchSeconds ? nlohmann::json(*r.scratchSeconds) : nlohmann::json(nullptr)},
+                            {"scratch_step_time_s", r.scratchStep},
                             {"target", r.target.words},
                             {"target_met", r.misses.empty()},
                             {"misses", r.misses}});
@@ -119,7 +122,10 @@ int runBench(const CliOptions& options, std::ostream& out) {
         if (r.reSearchSeconds)
             out << "      re-search with " << r.edit << ": " << formatSeconds(*r.reSearchSeconds)
                 << (r.reSearchIncremental ? " (from the search's bounds)" : " (from scratch)") << ", step "
-                << formatSeconds(r.reSearchStep) << "\n";
+                << formatSeconds(r.reSearchStep)
+                << (r.scratchSeconds ? "; from scratch " + formatSeconds(*r.scratchSeconds) + ", step " + formatSeconds(r.scratchStep)
+                                     : std::string())
+                << "\n";
         for (const std::string& miss : r.misses)
             out << "      MISSED: " << miss << "\n";
     }

@@ -20,8 +20,9 @@ SearchRequest requestOf(const BenchScenario& s);
 double median(std::vector<double> v);
 
 /// Runs `request` `runs` times; returns the last result and sets `medianSeconds` to the median
-/// engine search time.
-std::shared_ptr<const SearchResult> searchRepeatedly(const SearchRequest& request, int runs, double& medianSeconds);
+/// engine search time, and `medianSolveSeconds` (when given) to the median time inside the solvers.
+std::shared_ptr<const SearchResult> searchRepeatedly(const SearchRequest& request, int runs, double& medianSeconds,
+                                                     double* medianSolveSeconds = nullptr);
 
 struct BenchRow;
 

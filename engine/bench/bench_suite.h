@@ -23,6 +23,7 @@ struct BenchRow {
     std::string chosenMesh;    ///< what the search kept
     int runs = 0;
     double medianSeconds = 0;  ///< engine wall time, median of the runs
+    double solveSeconds = 0;   ///< of it, inside the solvers (median; speed rows)
     double states = 0;
     int ops = 0;
     double stepTime = 0;       ///< the plan's step time, simulated
@@ -42,6 +43,8 @@ struct BenchRow {
     std::optional<double> reSearchSeconds; ///< median time of "re-search around locks" with the search's memory
     double reSearchStep = 0;             ///< its plan's step, simulated
     bool reSearchIncremental = false;    ///< whether the memory carried over
+    std::optional<double> scratchSeconds; ///< the same locked search without the memory, once
+    double scratchStep = 0;              ///< its plan's step, simulated (must equal reSearchStep)
 };
 
 /// Which suites `bench` runs.

@@ -4,6 +4,7 @@
 #include "engine/util/units.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace shardscope::bench {
@@ -45,14 +46,18 @@ std::vector<std::string> targetMisses(const BenchRow& row, const std::vector<Ben
     if (t.maxReSearchSeconds && row.reSearchSeconds && !(*row.reSearchSeconds < *t.maxReSearchSeconds))
         misses.push_back("re-search after an edit " + formatSeconds(*row.reSearchSeconds) + " not under " +
                          formatSeconds(*t.maxReSearchSeconds));
+    if (row.reSearchSeconds && row.scratchSeconds &&
+        std::abs(row.reSearchStep - row.scratchStep) > 1e-9 * std::max(row.reSearchStep, row.scratchStep))
+        misses.push_back("re-search answers " + formatSeconds(row.reSearchStep) + ", a search from scratch " +
+                         formatSeconds(row.scratchStep));
     if (t.maxGrowth) {
         const auto base = std::find_if(rows.begin(), rows.end(), [&](const BenchRow& r) {
             return r.name == t.growthOver && r.algorithm == row.algorithm;
         });
         if (base == rows.end())
             misses.push_back("no row '" + t.growthOver + "' to compare with");
-        else if (base->medianSeconds > 0 && !(row.medianSeconds <= base->medianSeconds * *t.maxGrowth))
-            misses.push_back("grows " + fixed(row.medianSeconds / base->medianSeconds, "%.2f") + "x over '" +
+        else if (base->solveSeconds > 0 && !(row.solveSeconds <= base->solveSeconds * *t.maxGrowth))
+            misses.push_back("solves grow " + fixed(row.solveSeconds / base->solveSeconds, "%.2f") + "x over '" +
                              t.growthOver + "', more than " + fixed(*t.maxGrowth, "%.2f") + "x");
     }
     return misses;

@@ -18,8 +18,8 @@ struct BenchTarget {
     std::optional<double> maxSeconds;      ///< the row's median time must be below this
     std::optional<double> maxVsBaseline;   ///< searched / best baseline step at most this (plan-quality rows)
     bool fitsWhenBaselineFits = false;     ///< the plan must fit whenever the best baseline does
-    std::string growthOver;                ///< the name of the row (same algorithm) this one's median is compared with
-    std::optional<double> maxGrowth;       ///< at most this many times that row's median
+    std::string growthOver;                ///< the name of the row (same algorithm) whose solve time this one's is compared with
+    std::optional<double> maxGrowth;       ///< at most this many times that row's time inside the solvers
     std::optional<double> maxReSearchSeconds; ///< the re-search after an edit must be below this
 
     /// A time target: the median under `seconds`.

@@ -134,6 +134,7 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
         a = problem.folded() ? SearchAlgorithm::Tapas : SearchAlgorithm::Pase;
     const SolveControl control{in_.stop, {}};
     Solution s;
+    const auto started = std::chrono::steady_clock::now();
     try {
         s = makeSolver(a)->solve(problem, lambda, control);
     } catch (const InputError& e) {
@@ -151,6 +152,7 @@ Solution MeshSearch::solve(const SearchProblem& problem, Combo& c, double lambda
         s.note = std::string(e.what()) + "; fell back to " + s.note;
         a = SearchAlgorithm::Local;
     }
+    solveSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     c.solver = a;
     inexact_ = inexact_ || a == SearchAlgorithm::Local;
     states_ += s.statesExplored;

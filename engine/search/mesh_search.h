@@ -103,6 +103,8 @@ public:
     const std::vector<std::string>& notes() const { return notes_; }
     /// Search states the solvers explored.
     double statesExplored() const { return states_; }
+    /// Seconds spent inside the solvers.
+    double solveSeconds() const { return solveSeconds_; }
     /// Folding of the last solve (tapas).
     int foldedBlocks() const { return foldedBlocks_; }
     int opsPerBlock() const { return opsPerBlock_; }
@@ -220,6 +222,7 @@ private:
     int memoryBounded_ = 0;   ///< combinations ruled out by their op tables' memory-weighted bound
     std::vector<std::string> notes_;
     double states_ = 0;
+    double solveSeconds_ = 0;
     int foldedBlocks_ = 0, opsPerBlock_ = 0;
     int solved_ = 0, pruned_ = 0, sweeps_ = 0, dualPruned_ = 0;
     int bounded_ = 0;                                            ///< plans not composed (bounded())

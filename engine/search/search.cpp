@@ -344,6 +344,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         }
         const MeshSearch& s = *searches[i];
         rep.statesExplored += s.statesExplored();
+        rep.solveSeconds += s.solveSeconds();
         rep.combinationsSolved += s.solved();
         rep.combinationsPruned += s.pruned();
         rep.cancelled = rep.cancelled || s.cancelled();

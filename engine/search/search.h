@@ -73,6 +73,7 @@ struct SearchReport {
     std::optional<std::string> baseline;             ///< set when a named baseline was the best plan
     double searchSeconds = 0;          ///< engine wall time to choose the plan (tables, solves, meshes)
     double simulationSeconds = 0;      ///< of searchSeconds, simulating the finalists (finalists.h)
+    double solveSeconds = 0;           ///< of searchSeconds, inside the solvers (PaSE, TAPAS, brute force)
     int finalistsSimulated = 0;        ///< how many finalists were simulated
     double evaluationSeconds = 0;      ///< then the full per-op evaluation of the chosen plan
     double statesExplored = 0;
