@@ -60,6 +60,10 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
                                           EvaluationDetail detail, Composition composition, double cutoff) {
     const bool full = detail == EvaluationDetail::Full;
     const Graph& g = model.graph();
+    // Folding prices block 1 once for every block that repeats it; a plan whose blocks differ (a
+    // solve's boundary path may change along the stack) is priced op by op.
+    if (folded && !plan.repeats(*folded))
+        folded = nullptr;
     // With `folded`, an op of block 2 or later costs what its twin in block 1 costs.
     auto twin = [folded](OpId o) { return folded ? folded->twin(o) : o; };
     // Scoring a folded plan, blocks 3 and later repeat block 2 whole: its ops' costs and the edges into

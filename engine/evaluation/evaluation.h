@@ -91,9 +91,9 @@ enum class EvaluationDetail { Full, Score };
 enum class Composition { Streams, Objective };
 
 /// Evaluates `plan` under `model`. Assumes plan.verify(model.graph()) is empty and the plan's mesh and
-/// settings are those of `model`. With `folded`, the plan must give every op of blocks 2.. the
-/// strategy of its twin in block 1 (searches' folded plans do): those ops and the edges into blocks
-/// 3.. are then priced once, not once per block. Within a finite `cutoff` (a search's best step that
+/// settings are those of `model`. With `folded`, when the plan gives every op of blocks 2.. the
+/// strategy of its twin in block 1 (Plan::repeats), those ops and the edges into blocks 3.. are
+/// priced once, not once per block; a plan whose blocks differ is priced op by op. Within a finite `cutoff` (a search's best step that
 /// fits so far), a plan whose step's lower bound is at least `cutoff`, or that does not fit, is not
 /// composed: see Evaluation::stepIsBound.
 std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& plan,

@@ -28,6 +28,14 @@ std::vector<OpStrategy> Plan::strategies() const {
     return out;
 }
 
+bool Plan::repeats(const RepeatedBlocks& blocks) const {
+    for (std::size_t b = 2; b < blocks.blocks.size(); ++b)
+        for (std::size_t q = 0; q < blocks.blocks[b].size(); ++q)
+            if (!(strategy(blocks.blocks[b][q]) == strategy(blocks.blocks[1][q])))
+                return false;
+    return true;
+}
+
 std::string Plan::whyOf(const Graph& graph, OpId o, std::size_t axis) const {
     const OpChoice& c = ops[o.index()];
     return describeProvenance(c.whyOn(axis), graph, o, c.strategy.factorOfAxis[axis], mesh.axes[axis].name, tactics,

@@ -2,6 +2,7 @@
 // A sharding plan: mesh, step settings and per op its choice (docs/DESIGN.md, Files).
 
 #include "engine/cost/step_settings.h"
+#include "engine/ir/repeated_blocks.h"
 #include "engine/pipeline/pipeline_layout.h"
 #include "engine/plans/provenance.h"
 #include "engine/plans/tactic.h"
@@ -43,6 +44,9 @@ struct Plan {
     const OpStrategy& strategy(OpId o) const { return ops[o.index()].strategy; }
     /// Every op's strategy, in op order.
     std::vector<OpStrategy> strategies() const;
+    /// True when every op of blocks 2.. of `blocks` takes the strategy of its twin in block 1, so that
+    /// an evaluation may price block 1 once for all of them (evaluate() with `folded`).
+    bool repeats(const RepeatedBlocks& blocks) const;
     /// Why axis `axis` of op `o` splits what it does, in words; empty when nothing says.
     std::string whyOf(const Graph& graph, OpId o, std::size_t axis) const;
 

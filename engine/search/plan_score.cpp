@@ -19,6 +19,8 @@ Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* 
         const auto e = evaluate(model, plan, folded, EvaluationDetail::Score, Composition::Streams, cutoff);
         return Score{e->stepTime, e->peakMemory, e->feasible, e->stepIsBound};
     }
+    if (folded && !plan.repeats(*folded))
+        folded = nullptr; // blocks that differ are priced one by one
     // Blocks are numbered from 0. Ops of block b >= 2 repeat block 1, so block 1's ops count L-1 times.
     // An edge into block b >= 3 repeats the edge into block 2 (both come from a copy of block 1), so
     // the edges into block 2 count L-2 times; those into block 1 leave block 0 and count once.

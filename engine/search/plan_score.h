@@ -25,9 +25,9 @@ struct Score {
 bool preferred(const Score& a, const Score& b);
 
 /// Step time and peak memory of `plan` under `model`, equal to evaluate()'s (a pipelined plan, and any
-/// plan with overlap, is evaluated in full: its step is composed, not summed). With `folded`, the plan
-/// must give every op of blocks 3..L the strategy of its twin in block 2 (baselinePlan with sameAs does):
-/// those blocks then cost what block 2 costs, and only blocks 1-2 and the ops around them are priced.
+/// plan with overlap, is evaluated in full: its step is composed, not summed). With `folded`, when the
+/// plan repeats block 1 in blocks 2.. (Plan::repeats; baselinePlan with sameAs does), those blocks
+/// cost what block 1 costs and only blocks 0-2 and the ops around them are priced; otherwise every op.
 /// Within a finite `cutoff` (the best step that fits), a step whose lower bound reaches it, or a plan
 /// that does not fit, is not composed (Score::bounded).
 Score scorePlan(const CostModel& model, const Plan& plan, const RepeatedBlocks* folded,

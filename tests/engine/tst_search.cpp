@@ -15,6 +15,7 @@
 #include "engine/search/local_search.h"
 #include "engine/search/mesh_equivalence.h"
 #include "engine/search/pipeline_candidates.h"
+#include "engine/search/plan_score.h"
 #include "engine/search/search.h"
 #include "engine/search/solver.h"
 #include "engine/util/error.h"
@@ -183,6 +184,35 @@ private slots:
         // The folded tables are the unfolded ones, so the choice costs the same on both.
         QVERIFY(std::abs(unfolded.objective(tapas.choice, 0) - tapas.objective) <= 1e-9 * pase.objective);
         QCOMPARE(tapas.foldedBlocks, blocks->count());
+    }
+    void foldedPricingNeedsBlocksThatRepeat() {
+        // A plan whose block 3 differs from block 1 (a solve's boundary path may change along the
+        // stack) is priced op by op: folded pricing would charge block 3 what block 1 costs.
+        for (bool overlap : {false, true}) {
+            const Graph g = preset("gpt", {"layers=5"});
+            const Cluster c = clusterPreset("dgx-a100", 1);
+            StepSettings settings;
+            settings.overlap = overlap;
+            const Mesh mesh = Mesh::parse("data=2,model=4");
+            const CostModel cm(g, c, mesh, settings);
+            const auto blocks = findRepeatedBlocks(g);
+            QVERIFY(blocks && blocks->count() == 5);
+            Plan plan = baselinePlan(g, mesh, "megatron", settings);
+            QVERIFY(plan.repeats(*blocks));
+            const double repeated = evaluate(cm, plan)->stepTime;
+            QCOMPARE(scorePlan(cm, plan, &*blocks).stepTime, repeated); // blocks that repeat: folded is exact
+            // Block 3's first matmul replicated: the plan no longer repeats block 1.
+            for (OpId o : blocks->blocks[3])
+                if (g.op(o).kind == OpKind::MatMul) {
+                    plan.ops[o.index()].strategy = OpStrategy::replicated(mesh.rank());
+                    break;
+                }
+            QVERIFY(!plan.repeats(*blocks));
+            const double exact = evaluate(cm, plan)->stepTime;
+            QVERIFY(exact > repeated); // replicating a matmul's work costs time
+            QCOMPARE(scorePlan(cm, plan, &*blocks).stepTime, exact);
+            QCOMPARE(evaluate(cm, plan, &*blocks, EvaluationDetail::Score)->stepTime, exact);
+        }
     }
     void firstBlockJoinsTheChain_data() {
         QTest::addColumn<QString>("model");
