@@ -39,9 +39,15 @@ void MeshSearch::weighStart() {
     if (!(in_.space.at(s.zeroStage, s.recompute, s.microbatches, in_.zeroAxes) == s) || (s.zeroStage > 0 && in_.zeroAxes == 0))
         return;
     Combo& c = combo(s);
-    if (start.ops.size() != c.graph->graph->ops().size())
-        return; // a plan of another micro-batch count's graph
+    if (!start.verify(*c.graph->graph).empty())
+        return; // not a valid plan of this count's graph
+    // It must keep every lock and pin, as the search's own plans do.
+    for (std::size_t v = 0; v < in_.pins.size() && v < start.ops.size(); ++v)
+        if (in_.pins[v] && !in_.pins[v]->allows(start.ops[v].strategy))
+            return;
     Plan plan = start;
+    for (std::size_t v = 0; v < plan.ops.size(); ++v)
+        plan.ops[v].locked = v < in_.locks.size() && in_.locks[v].has_value();
     Score score;
     if (c.layout.active()) {
         const Scored scored = scoreCut(c, plan, false);

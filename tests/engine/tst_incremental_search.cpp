@@ -95,6 +95,16 @@ private slots:
                  qPrintable(QStringLiteral("solved %1 vs %2").arg(incremental->report.combinationsSolved)
                                 .arg(scratch->report.combinationsSolved)));
 
+        // A starting plan that breaks the lock (the plan before the edit) is not weighed: the answer
+        // keeps the lock and is the same.
+        SearchRequest stale = again;
+        stale.start = searched->plan;
+        const auto fromStale = search(stale);
+        for (std::size_t v = 0; v < edit.ops.size(); ++v)
+            if (edit.ops[v].locked)
+                QVERIFY(fromStale->plan.ops[v].strategy == edit.ops[v].strategy);
+        QVERIFY(std::abs(fromStale->stepTime() - scratch->stepTime()) <= 1e-9 * scratch->stepTime());
+
         // As the window asks: the graph of the plan's own micro-batch count, which the first search built.
         SearchRequest window = again;
         window.graph = searched->graph;
