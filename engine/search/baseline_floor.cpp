@@ -32,6 +32,13 @@ std::optional<Plan> MeshSearch::pinnedBaseline(const Combo& c, const std::string
     return b;
 }
 
+MeshSearch::Scored MeshSearch::scoreWithin(const Combo& c, const Plan& plan) const {
+    if (c.layout.active())
+        return scoreCut(c, plan, false);
+    const Score score = scorePlan(*c.model, plan, c.graph->folded(), cutoff());
+    return Scored{score, c.layout, score.stepTime, score.bounded};
+}
+
 void MeshSearch::weighStart() {
     const Plan& start = *in_.start;
     const StepSettings& s = start.settings;
@@ -48,18 +55,11 @@ void MeshSearch::weighStart() {
     Plan plan = start;
     for (std::size_t v = 0; v < plan.ops.size(); ++v)
         plan.ops[v].locked = v < in_.locks.size() && in_.locks[v].has_value();
-    Score score;
-    if (c.layout.active()) {
-        const Scored scored = scoreCut(c, plan, false);
-        if (scored.bounded)
-            return;
-        score = scored.score;
-        plan.pipeline = scored.layout;
-    } else {
-        score = scorePlan(*c.model, plan, c.graph->folded(), cutoff());
-        if (score.bounded)
-            return;
-    }
+    const Scored scored = scoreWithin(c, plan);
+    if (scored.bounded)
+        return;
+    const Score& score = scored.score;
+    plan.pipeline = scored.layout;
     if (score.feasible)
         recordFit(score.stepTime);
     if (!best_ || preferred(score, best_->score))
@@ -102,25 +102,15 @@ void MeshSearch::floor() {
                     plan.settings = c.settings;
                     // Pipelined, the expert's strategies on the cut the search would choose for them
                     // too (Megatron's balanced cut when that is no faster).
-                    Score score;
-                    if (c.layout.active()) {
-                        Scored scored = scoreCut(c, plan, false);
-                        if (scored.bounded) {
-                            // Its schedule's lower bound cannot win: a bound for the settings it dominates.
-                            recordBounded(scored);
-                            bounds.emplace_back(s, scored.fastest);
-                            continue;
-                        }
-                        score = scored.score;
-                        plan.pipeline = std::move(scored.layout);
-                    } else {
-                        score = scorePlan(*c.model, plan, c.graph->folded(), cutoff());
-                        if (score.bounded) {
-                            recordBounded(Scored{score, c.layout, score.stepTime, true});
-                            bounds.emplace_back(s, score.stepTime);
-                            continue;
-                        }
+                    Scored scored = scoreWithin(c, plan);
+                    if (scored.bounded) {
+                        // Its lower bound cannot win: a bound for the settings it dominates.
+                        recordBounded(scored);
+                        bounds.emplace_back(s, scored.fastest);
+                        continue;
                     }
+                    const Score score = scored.score;
+                    plan.pipeline = std::move(scored.layout);
                     bounds.emplace_back(s, score.stepTime);
                     if (score.feasible)
                         recordFit(score.stepTime);

@@ -194,6 +194,9 @@ private:
     /// every choice: `c` recomputes nothing that saves memory, so it need not be solved.
     bool worseRecomputation(Combo& c);
     std::optional<Plan> pinnedBaseline(const Combo& c, const std::string& spec) const;
+    /// A whole plan of combination `c` (a baseline, the starting plan) scored within the cutoff:
+    /// pipelined, on its cut or the one chooseStageCut() finds for it (scoreCut()); else composed.
+    Scored scoreWithin(const Combo& c, const Plan& plan) const;
     /// Weighs in_.start (a plan of this mesh and schedule) as a candidate, before the baselines.
     void weighStart();
     void sweep(Combo& c, double ceilingScale, bool toTheEnd);
