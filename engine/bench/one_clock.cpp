@@ -34,7 +34,12 @@ ClockRow clocks(const std::string& scenario, const std::string& name, const std:
     const auto e = evaluate(model, plan, nullptr, EvaluationDetail::Score);
     row.analytic = e->stepTime;
     row.lowerBound = stepLowerBound(model, plan, *e);
-    row.simulated = simulate(model, plan, SimOptions{on})->stepTime;
+    const auto simulated = simulate(model, plan, SimOptions{on, true});
+    row.simulated = simulated->stepTime;
+    row.simulatedPeak = simulated->peakMemory;
+    const auto chained = simulate(model, plan, SimOptions{on, false});
+    row.chained = chained->stepTime;
+    row.chainedPeak = chained->peakMemory;
     return row;
 }
 

@@ -20,6 +20,9 @@ struct ClockRow {
     TpOverlap tpOverlap = TpOverlap::Off; ///< StepSettings::tpOverlap of the row
     double analytic = 0;      ///< evaluate()'s step time
     double simulated = 0;     ///< simulate()'s step time
+    double chained = 0;       ///< simulate()'s step time without timelines (compute chains, step_program.h)
+    double simulatedPeak = 0; ///< simulate()'s peak memory
+    double chainedPeak = 0;   ///< the same without timelines
     double lowerBound = 0;    ///< stepLowerBound(): what the search prunes with, at most analytic
 
     /// |analytic - simulated| / simulated.

@@ -44,7 +44,8 @@ class ProgramBuilder {
 public:
     ProgramBuilder(const CostModel& model, const Plan& plan, const SimOptions& options)
         : model_(model), g_(model.graph()), plan_(plan), options_(options), m_(model.settings().microbatches),
-          costs_(g_.ops().size()), incoming_(g_.ops().size()), stepWaits_(g_.ops().size()) {
+          costs_(g_.ops().size()), incoming_(g_.ops().size()), stepWaits_(g_.ops().size()),
+          chains_(!options.timelines && !(options.overlap && model.settings().tpOverlap != TpOverlap::Off)) {
         for (OpId o : g_.topoOrder())
             costs_[o.index()] = model.opCost(o, plan.ops[o.index()].strategy);
         for (const Edge& e : model.edges()) {
@@ -206,11 +207,28 @@ private:
     int addCompute(SimTask t) {
         t.stream = Stream::Compute;
         t.deps.insert(t.deps.end(), blocking_.begin(), blocking_.end());
-        blocking_ = std::move(besideNext_);
+        blocking_.swap(besideNext_);
         besideNext_.clear();
+        if (joinsLastCompute(t)) {
+            SimTask& last = program_.tasks.back();
+            last.event.duration += t.event.duration;
+            last.allocate += t.allocate;
+            last.release += t.release;
+            return lastCompute_;
+        }
         prevCompute_ = lastCompute_;
         lastCompute_ = push(std::move(t));
         return lastCompute_;
+    }
+
+    /// True when compute task `t` runs as part of the last task (a compute chain, step_program.h):
+    /// chains are on, the last task pushed is this stage's last compute (so nothing waits for it
+    /// yet), `t` waits for nothing else, and the chain does not both save and free activations.
+    bool joinsLastCompute(const SimTask& t) const {
+        if (!chains_ || lastCompute_ < 0 || std::size_t(lastCompute_) + 1 != program_.tasks.size() || !t.deps.empty())
+            return false;
+        const SimTask& last = program_.tasks.back();
+        return !((last.allocate > 0 || t.allocate > 0) && (last.release > 0 || t.release > 0));
     }
 
     int addComm(SimTask t, Wait wait) {
@@ -504,6 +522,9 @@ private:
     double bucketBytes_ = 0;
     std::vector<std::pair<OpId, CollectiveCost>> stepGathers_;
     bool stepGathersIssued_ = false;          ///< this stage's ran during its first forward
+    /// Compute chains run as one task: without timelines, and where no communication runs beside
+    /// the compute before the last (Wait::WithLast, tensor-parallel overlap only).
+    const bool chains_;
 };
 
 } // namespace
