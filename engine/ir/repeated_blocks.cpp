@@ -176,4 +176,20 @@ std::optional<RepeatedBlocks> findRepeatedBlocks(const Graph& g) {
     return std::nullopt;
 }
 
+RepeatedBlocks RepeatedBlocks::run(int first, int count) const {
+    RepeatedBlocks out;
+    out.exitPosition = exitPosition;
+    out.blockOf.assign(blockOf.size(), -1);
+    out.positionOf.assign(positionOf.size(), -1);
+    for (int b = 0; b < count; ++b) {
+        const std::vector<OpId>& ops = blocks[std::size_t(first + b)];
+        out.blocks.push_back(ops);
+        for (std::size_t q = 0; q < ops.size(); ++q) {
+            out.blockOf[ops[q].index()] = b;
+            out.positionOf[ops[q].index()] = int(q);
+        }
+    }
+    return out;
+}
+
 } // namespace shardscope

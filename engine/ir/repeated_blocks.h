@@ -30,6 +30,10 @@ struct RepeatedBlocks {
         const std::size_t i = o.index();
         return blockOf[i] >= 2 ? blocks[1][std::size_t(positionOf[i])] : o;
     }
+    /// Blocks [first, first + count) alone, renumbered from 0; the other blocks' ops are outside the
+    /// region. Still a chain: the run's first block reads the exit of the block before it, an op before
+    /// the region now.
+    RepeatedBlocks run(int first, int count) const;
 };
 
 /// The repeated blocks of `graph` covering the most ops (at least two blocks of one op or more),

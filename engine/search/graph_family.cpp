@@ -6,10 +6,10 @@
 namespace shardscope {
 
 GraphCache::GraphCache(std::shared_ptr<const Graph> given, int givenMicrobatches, std::optional<GraphFamily> family,
-                       std::function<std::optional<RepeatedBlocks>(const Graph&)> fold)
+                       std::function<std::optional<RepeatedBlocks>(const RepeatedBlocks& layers)> fold)
     : family_(std::move(family)), fold_(std::move(fold)) {
     auto v = std::make_shared<GraphVariant>();
-    v->blocks = fold_(*given);
+    findBlocks(*v, *given);
     v->facts = std::make_shared<const GraphFacts>(given);
     given_ = given;
     v->graph = std::move(given);
@@ -24,10 +24,16 @@ std::shared_ptr<const GraphVariant> GraphCache::get(int microbatches) {
         throw InputError("search: this model fixes its own batch, so its micro-batch count cannot change");
     auto v = std::make_shared<GraphVariant>();
     v->graph = std::make_shared<const Graph>(family_->build(microbatches));
-    v->blocks = fold_(*v->graph);
+    findBlocks(*v, *v->graph);
     v->facts = std::make_shared<const GraphFacts>(v->graph);
     variants_[microbatches] = v;
     return v;
+}
+
+void GraphCache::findBlocks(GraphVariant& v, const Graph& g) const {
+    v.layers = findRepeatedBlocks(g);
+    if (v.layers)
+        v.blocks = fold_(*v.layers);
 }
 
 std::vector<std::shared_ptr<const Graph>> GraphCache::graphs() const {

@@ -26,10 +26,11 @@ struct GraphFamily {
 /// whose batch is bound (--set batch=B); nullopt for a model that fixes its own batch.
 std::optional<GraphFamily> graphFamilyOf(const ModelSource& source);
 
-/// One micro-batch count's graph and its repeated blocks (null when folding is off or none repeat).
+/// One micro-batch count's graph, its repeated blocks, and the run of them the search folds.
 struct GraphVariant {
     std::shared_ptr<const Graph> graph;
-    std::optional<RepeatedBlocks> blocks;
+    std::optional<RepeatedBlocks> layers;        ///< every repeated block (the layers a pipeline cuts)
+    std::optional<RepeatedBlocks> blocks;        ///< the run folded (folded_run.h); null when folding is off
     std::shared_ptr<const GraphFacts> facts;     ///< the graph's analysis, shared by every mesh's cost models
 
     /// The blocks to fold over, or null.
@@ -40,18 +41,21 @@ struct GraphVariant {
 class GraphCache {
 public:
     /// `given` is the graph for `givenMicrobatches`; `family` (optional) builds the others; `fold`
-    /// decides per graph whether to look for repeated blocks.
+    /// chooses per graph the run of its repeated blocks to fold (nullopt: none).
     GraphCache(std::shared_ptr<const Graph> given, int givenMicrobatches, std::optional<GraphFamily> family,
-               std::function<std::optional<RepeatedBlocks>(const Graph&)> fold);
+               std::function<std::optional<RepeatedBlocks>(const RepeatedBlocks& layers)> fold);
     /// The variant for `microbatches`. Throws InputError when it cannot be built.
     std::shared_ptr<const GraphVariant> get(int microbatches);
     /// Every graph built so far (the given one first).
     std::vector<std::shared_ptr<const Graph>> graphs() const;
 
 private:
+    /// Fills `v`'s layers and folded run from `g`.
+    void findBlocks(GraphVariant& v, const Graph& g) const;
+
     mutable std::mutex mutex_;
     std::optional<GraphFamily> family_;
-    std::function<std::optional<RepeatedBlocks>(const Graph&)> fold_;
+    std::function<std::optional<RepeatedBlocks>(const RepeatedBlocks&)> fold_;
     std::map<int, std::shared_ptr<const GraphVariant>> variants_;
     std::shared_ptr<const Graph> given_;
 };

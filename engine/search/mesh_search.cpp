@@ -65,11 +65,10 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
                     slot->blocks = other->blocks;
                 }
             if (!slot->blocks) {
-                auto found = slot->graph->blocks ? slot->graph->blocks : findRepeatedBlocks(*slot->graph->graph);
-                if (!found)
+                if (!slot->graph->layers)
                     throw InputError("pipeline: model '" + slot->graph->graph->name +
                                      "' has no repeated blocks (layers) to cut into stages");
-                slot->blocks = std::make_shared<const RepeatedBlocks>(std::move(*found));
+                slot->blocks = std::make_shared<const RepeatedBlocks>(*slot->graph->layers);
             }
             if (!slot->layout.active())
                 slot->layout = makePipelineLayout(*slot->graph->graph, *slot->blocks, mesh_.pipelineStages(),

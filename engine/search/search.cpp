@@ -3,6 +3,7 @@
 #include "engine/cost/cost_model.h"
 #include "engine/plans/baselines.h"
 #include "engine/search/finalists.h"
+#include "engine/search/folded_run.h"
 #include "engine/search/fit_advice.h"
 #include "engine/search/mesh_equivalence.h"
 #include "engine/search/mesh_search.h"
@@ -30,19 +31,6 @@ std::vector<std::optional<StrategyPin>> pinsOf(const SearchRequest& r) {
         if (r.locks[v])
             pins[v] = StrategyPin::of(*r.locks[v]);
     return pins;
-}
-
-/// True when every op of blocks 2..L has the pin of its twin in block 1 (folding keeps them then),
-/// and block 0's exit that of block 1: the edges into block 1 stand for those into every later block.
-bool pinsRepeat(const RepeatedBlocks& blocks, const std::vector<std::optional<StrategyPin>>& pins) {
-    auto pinOf = [&](OpId o) { return o.index() < pins.size() ? pins[o.index()] : std::nullopt; };
-    if (pinOf(blocks.exit(0)) != pinOf(blocks.exit(1)))
-        return false;
-    for (std::size_t b = 2; b < blocks.blocks.size(); ++b)
-        for (std::size_t q = 0; q < blocks.blocks[b].size(); ++q)
-            if (pinOf(blocks.blocks[b][q]) != pinOf(blocks.blocks[1][q]))
-                return false;
-    return true;
 }
 
 /// Runs `work(order[k])` for every k on `threads` threads, in that order as far as threads allow.
@@ -168,16 +156,14 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
                              std::to_string(blocks));
     }
     const auto pins = pinsOf(r);
-    // Repeated layers, folded unless locks or pins make the blocks differ.
+    // Repeated layers, folded; where locks or pins make some blocks differ, the longest run that
+    // folding keeps exact (folded_run.h).
     const bool fold = r.algorithm == SearchAlgorithm::Auto || r.algorithm == SearchAlgorithm::Tapas;
     GraphCache graphs(r.graph, r.settings.microbatches,
-                      r.family, [&](const Graph& g) -> std::optional<RepeatedBlocks> {
+                      r.family, [&](const RepeatedBlocks& layers) -> std::optional<RepeatedBlocks> {
                           if (!fold)
                               return std::nullopt;
-                          auto blocks = findRepeatedBlocks(g);
-                          if (blocks && !pinsRepeat(*blocks, pins))
-                              blocks.reset();
-                          return blocks;
+                          return foldedRun(layers, pins);
                       });
     OpenSettings open = r.open;
     if (!r.family)

@@ -12,6 +12,7 @@
 #include "engine/plans/baselines.h"
 #include "engine/evaluation/evaluation.h"
 #include "engine/search/first_block.h"
+#include "engine/search/folded_run.h"
 #include "engine/search/local_search.h"
 #include "engine/search/mesh_equivalence.h"
 #include "engine/search/pipeline_candidates.h"
@@ -266,13 +267,78 @@ private slots:
         const Solution pase = PaseSolver().solve(unfolded, 0, {});
         const Solution tapas = TapasSolver().solve(folded, 0, {});
         QVERIFY(std::abs(tapas.objective - pase.objective) <= 1e-9 * pase.objective);
-        // Pinning the first block's exit changes what feeds the second block: the search does not
-        // fold then, and finds PaSE's optimum too.
+        // Pinning the first block's exit changes what feeds the second block: the search folds blocks
+        // 1..3 only (folded_run.h), and finds PaSE's optimum too.
         std::vector<std::optional<StrategyPin>> exitPin(g.ops().size());
         exitPin[blocks->exit(0).index()] = StrategyPin::of(OpStrategy::replicated(mesh.rank()));
         SearchRequest r = request(g, c, "data=4,model=2", "tapas");
         r.pins = exitPin;
         const auto searched = search(r);
+        r.algorithm = SearchAlgorithm::Pase;
+        const auto exact = search(r);
+        QVERIFY(std::abs(searched->evaluation->stepTime - exact->evaluation->stepTime) <=
+                1e-9 * exact->evaluation->stepTime);
+    }
+    void aLockedMiddleBlockFoldsTheLongestRun_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("mesh");
+        QTest::addColumn<bool>("exit");
+        QTest::addColumn<int>("first");
+        QTest::addColumn<int>("count");
+        // 8 blocks, block 3 locked. An op inside it: blocks 3..7 fold with block 3 as their first block
+        // (which may differ but in its exit). Its exit: what feeds block 4 differs, so blocks 4..7 fold.
+        QTest::newRow("gpt, inner op") << QStringLiteral("gpt") << QStringLiteral("data=4,model=2") << false << 3 << 5;
+        QTest::newRow("gpt, exit") << QStringLiteral("gpt") << QStringLiteral("data=4,model=2") << true << 4 << 4;
+        QTest::newRow("llama, inner op, 3 axes") << QStringLiteral("llama") << QStringLiteral("data=2,seq=2,model=2") << false
+                                                 << 3 << 5;
+    }
+    void aLockedMiddleBlockFoldsTheLongestRun() {
+        // A lock in one block leaves the others identical: the longest run of them folds, the rest is
+        // solved op by op in the head, and the optimum is PaSE's, with and without a memory weight.
+        QFETCH(QString, model);
+        QFETCH(QString, mesh);
+        QFETCH(bool, exit);
+        QFETCH(int, first);
+        QFETCH(int, count);
+        const Graph g = preset(model.toStdString(), {"layers=8", "hidden=256", "heads=8", "seq=128", "batch=16"});
+        const Cluster c = clusterPreset("dgx-a100", 1);
+        const Mesh m = Mesh::parse(mesh.toStdString());
+        const CostModel cm(g, c, m, StepSettings{});
+        const auto layers = findRepeatedBlocks(g);
+        QVERIFY(layers && layers->count() == 8);
+        std::vector<std::optional<StrategyPin>> pins(g.ops().size());
+        OpId locked = layers->exit(3);
+        if (!exit)
+            for (OpId o : layers->blocks[3])
+                if (g.op(o).kind == OpKind::MatMul) {
+                    locked = o;
+                    break;
+                }
+        QVERIFY(exit || locked != layers->exit(3));
+        pins[locked.index()] = StrategyPin::of(OpStrategy::replicated(m.rank()));
+        const auto run = foldedRun(*layers, pins);
+        QVERIFY(run);
+        QCOMPARE(run->count(), count);
+        QCOMPARE(run->blocks.front().front(), layers->blocks[std::size_t(first)].front());
+        QCOMPARE(run->blockOf[layers->blocks[std::size_t(first) - 1].front().index()], -1);
+        const SearchProblem folded(sharedCopy(cm), pins, &*run), unfolded(sharedCopy(cm), pins);
+        const double scale = PaseSolver().solve(unfolded, 0, {}).objective / c.device.memoryBytes;
+        for (double lambda : {0.0, 4 * scale}) {
+            const Solution pase = PaseSolver().solve(unfolded, lambda, {});
+            const Solution tapas = TapasSolver().solve(folded, lambda, {});
+            QCOMPARE(tapas.foldedBlocks, count);
+            QVERIFY2(std::abs(tapas.objective - pase.objective) <= 1e-9 * pase.objective,
+                     qPrintable(QStringLiteral("lambda %1: tapas %2 pase %3")
+                                    .arg(lambda).arg(tapas.objective, 0, 'g', 15).arg(pase.objective, 0, 'g', 15)));
+            QVERIFY(std::abs(unfolded.objective(tapas.choice, lambda) - tapas.objective) <= 1e-9 * pase.objective);
+            QVERIFY(pins[locked.index()]->allows(folded.candidates(locked.value)[std::size_t(tapas.choice[locked.index()])]));
+        }
+        // The whole search with the op locked folds the same run and answers PaSE's step.
+        SearchRequest r = request(g, c, mesh.toStdString(), "tapas");
+        r.locks.assign(g.ops().size(), std::nullopt);
+        r.locks[locked.index()] = OpStrategy::replicated(m.rank());
+        const auto searched = search(r);
+        QCOMPARE(searched->report.foldedBlocks, count);
         r.algorithm = SearchAlgorithm::Pase;
         const auto exact = search(r);
         QVERIFY(std::abs(searched->evaluation->stepTime - exact->evaluation->stepTime) <=
