@@ -7,7 +7,7 @@ SHARDSCOPE_PACKAGES=(cmake g++ make pkg-config
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libgl-dev
   libgraphviz-dev libeigen3-dev nlohmann-json3-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
-  python3
+  python3 valgrind
   xvfb xauth)
 
 missing=()

@@ -1,7 +1,9 @@
 #include "commands.h"
+#include "instruction_count.h"
 
 #include "engine/bench/bench_suite.h"
 #include "engine/bench/one_clock.h"
+#include "engine/util/error.h"
 #include "engine/util/units.h"
 
 #include <algorithm>
@@ -58,6 +60,8 @@ int exitStatus(const CliOptions& options, const std::vector<bench::BenchRow>& ro
 } // namespace
 
 int runBench(const CliOptions& options, std::ostream& out) {
+    if (options.countScenario >= 0)
+        return runCountedSearch(options.countScenario);
     if (options.benchSuite == "fidelity")
         return runFidelity(options, out);
     if (options.benchSuite == "clock")
@@ -65,7 +69,19 @@ int runBench(const CliOptions& options, std::ostream& out) {
     const bench::BenchSuite suite = options.benchSuite == "speed"     ? bench::BenchSuite::Speed
                                     : options.benchSuite == "quality" ? bench::BenchSuite::Quality
                                                                       : bench::BenchSuite::All;
-    const auto rows = bench::runBench(options.quick, suite, [](const std::string& what) { std::cerr << "bench: " << what << "\n"; });
+    auto log = [](const std::string& what) { std::cerr << "bench: " << what << "\n"; };
+    auto rows = bench::runBench(options.quick, suite, log, options.benchOnly);
+    if (rows.empty())
+        throw InputError("bench --only " + options.benchOnly + ": no row of the suite has that in its name");
+    if (options.instructions)
+        for (bench::BenchRow& r : rows)
+            if (r.scenario >= 0) {
+                log("instructions: " + r.name + " (callgrind)");
+                std::string error;
+                r.instructions = countInstructions(r.scenario, error);
+                if (!r.instructions)
+                    throw InputError("bench --instructions: " + error);
+            }
     if (options.json) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& r : rows)
@@ -94,6 +110,7 @@ int runBench(const CliOptions& options, std::ostream& out) {
                             {"re_search_incremental", r.reSearchIncremental},
                             {"scratch_s", r.scratchSeconds ? nlohmann::json(*r.scratchSeconds) : nlohmann::json(nullptr)},
                             {"scratch_step_time_s", r.scratchStep},
+                            {"instructions", r.instructions ? nlohmann::json(*r.instructions) : nlohmann::json(nullptr)},
                             {"target", r.target.words},
                             {"target_met", r.misses.empty()},
                             {"misses", r.misses}});
@@ -126,6 +143,8 @@ int runBench(const CliOptions& options, std::ostream& out) {
                 << (r.scratchSeconds ? "; from scratch " + formatSeconds(*r.scratchSeconds) + ", step " + formatSeconds(r.scratchStep)
                                      : std::string())
                 << "\n";
+        if (r.instructions)
+            out << "      instructions: " << formatCount(*r.instructions) << " in one search (callgrind)\n";
         for (const std::string& miss : r.misses)
             out << "      MISSED: " << miss << "\n";
     }

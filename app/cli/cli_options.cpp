@@ -8,14 +8,17 @@ namespace shardscope::cli {
 
 namespace {
 
-int positiveInt(const std::string& option, const std::string& value) {
+/// `value` as an integer of at least `least` (0 or 1); throws InputError naming `option` otherwise.
+int integerAtLeast(const std::string& option, const std::string& value, int least) {
     bool digits = !value.empty() && value.size() < 10;
     for (char c : value)
         digits = digits && std::isdigit(static_cast<unsigned char>(c));
-    if (!digits || std::stoi(value) < 1)
-        throw InputError(option + " " + value + ": expected a positive integer");
+    if (!digits || std::stoi(value) < least)
+        throw InputError(option + " " + value + (least == 1 ? ": expected a positive integer" : ": expected a whole number"));
     return std::stoi(value);
 }
+
+int positiveInt(const std::string& option, const std::string& value) { return integerAtLeast(option, value, 1); }
 
 /// "auto" is for the search only: it chooses the setting; other commands need a value.
 void autoOption(const CliOptions& o, const std::string& option) {
@@ -56,8 +59,11 @@ std::string usageText() {
            "                 [--out C2.cluster.json] [--json]\n"
            "                 fit the cluster's efficiencies to measured step times (least squares)\n"
            "  shardscope-cli bench [--quick] [--suite all|speed|quality|fidelity|clock] [--fidelity] [--check] [--json]\n"
+           "                 [--only TEXT] [--instructions]\n"
            "                 search speed and plan quality (medians of several runs, one thread); rows that miss\n"
-           "                 their target are marked MISSED, and with --check the exit status is then 1\n"
+           "                 their target are marked MISSED, and with --check the exit status is then 1; --only\n"
+           "                 runs the rows whose name contains TEXT; --instructions counts each row's search\n"
+           "                 once under valgrind's callgrind\n"
            "Exit status: 0 on success, 2 on bad input (one line on stderr names the problem).\n";
 }
 
@@ -237,6 +243,12 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.benchSuite = v;
         } else if (a == "--fidelity" && o.command == "bench")
             o.benchSuite = "fidelity";
+        else if (a == "--only" && o.command == "bench")
+            o.benchOnly = value();
+        else if (a == "--instructions" && o.command == "bench")
+            o.instructions = true;
+        else if (a == "--count" && o.command == "bench")
+            o.countScenario = integerAtLeast(a, value(), 0);
         else if (a == "--threads" && o.command == "search")
             o.threads = positiveInt(a, value());
         else

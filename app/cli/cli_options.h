@@ -23,6 +23,9 @@ struct CliOptions {
     bool quick = false;          ///< bench: --quick
     bool check = false;          ///< bench: --check (exit 1 when a row misses its target)
     std::string benchSuite = "all"; ///< bench: --suite all|speed|quality|fidelity (--fidelity)
+    std::string benchOnly;       ///< bench: --only TEXT (the rows whose name contains it)
+    bool instructions = false;   ///< bench: --instructions (each row's search counted under callgrind)
+    int countScenario = -1;      ///< bench: --count K (internal: one search of scenario K, for --instructions)
     std::string tracePath;       ///< simulate: --trace out.json
     std::string eventsPath;      ///< simulate: --events out.json
     std::string devices;         ///< simulate: --devices all|0-7,64 (default: node 0 and one per class)

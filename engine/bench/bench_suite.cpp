@@ -239,31 +239,65 @@ std::vector<std::pair<BenchScenario, BenchTarget>> speedScenarios(bool quick) {
     return cases;
 }
 
-std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function<void(const std::string&)>& log) {
+std::vector<BenchScenario> countableScenarios() {
+    std::vector<BenchScenario> out = qualityScenarios();
+    for (const auto& [k, target] : speedScenarios(false))
+        out.push_back(k);
+    return out;
+}
+
+namespace {
+
+/// Sets each row's index into countableScenarios(): the scenario of its name (and, for speed rows
+/// that share a name, its algorithm).
+void numberScenarios(std::vector<BenchRow>& rows) {
+    const std::vector<BenchScenario> all = countableScenarios();
+    const std::size_t quality = qualityScenarios().size();
+    for (BenchRow& r : rows)
+        for (std::size_t i = 0; i < all.size(); ++i)
+            if (all[i].name == r.name && (i < quality || all[i].algorithm == r.algorithm)) {
+                r.scenario = int(i);
+                break;
+            }
+}
+
+} // namespace
+
+std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function<void(const std::string&)>& log,
+                               const std::string& only) {
     if (suite == BenchSuite::Quality) {
-        std::vector<BenchRow> rows = runPlanQuality(quick ? 1 : 5, log);
+        std::vector<BenchRow> rows = runPlanQuality(quick ? 1 : 5, log, only);
         markMisses(rows);
+        numberScenarios(rows);
         return rows;
     }
+    auto selected = [&](const std::string& name) { return name.find(only) != std::string::npos; };
     const int runs = quick ? 3 : 7;
     std::vector<BenchRow> rows;
     for (const auto& [k, target] : speedScenarios(quick)) {
+        if (!selected(k.name))
+            continue;
         if (log)
             log(k.name + " (" + k.algorithm + ")");
         rows.push_back(runCase(k, target, runs));
     }
-    if (log)
-        log("cancel latency");
-    rows.push_back(cancelLatency(quick ? 3 : 5));
+    if (selected("cancel latency")) {
+        if (log)
+            log("cancel latency");
+        rows.push_back(cancelLatency(quick ? 3 : 5));
+    }
     for (int nodes : {1, 8, 128}) {
+        if (!selected("simulate, " + std::to_string(nodes * 8) + " GPUs"))
+            continue;
         if (log)
             log("simulate on " + std::to_string(nodes * 8) + " GPUs");
         rows.push_back(simulationTime(nodes, runs));
     }
     if (suite == BenchSuite::All)
-        for (BenchRow& row : runPlanQuality(quick ? 1 : 5, log))
+        for (BenchRow& row : runPlanQuality(quick ? 1 : 5, log, only))
             rows.push_back(std::move(row));
     markMisses(rows);
+    numberScenarios(rows);
     return rows;
 }
 

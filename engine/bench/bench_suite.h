@@ -45,6 +45,9 @@ struct BenchRow {
     bool reSearchIncremental = false;    ///< whether the memory carried over
     std::optional<double> scratchSeconds; ///< the same locked search without the memory, once
     double scratchStep = 0;              ///< its plan's step, simulated (must equal reSearchStep)
+    // Instruction counts (`bench --instructions`):
+    int scenario = -1;                   ///< index into countableScenarios() of the search it times; -1 for none
+    std::optional<double> instructions;  ///< of that search once, in a fresh process (callgrind)
 };
 
 /// Which suites `bench` runs.
@@ -70,13 +73,20 @@ std::vector<BenchScenario> qualityScenarios();
 /// The speed suite's searches with their targets (`quick` leaves out the slowest contrast run).
 std::vector<std::pair<BenchScenario, BenchTarget>> speedScenarios(bool quick);
 
-/// Runs every case; `quick` runs fewer repetitions and skips the largest contrast runs. `log` is told
-/// each case as it starts. Every row's misses are marked.
-std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function<void(const std::string&)>& log);
+/// Every scenario whose search a row times, quality rows first, then the speed suite's (nothing left
+/// out): `bench --instructions` names them by index (BenchRow::scenario).
+std::vector<BenchScenario> countableScenarios();
+
+/// Runs every case whose name contains `only` (every case when empty); `quick` runs fewer repetitions
+/// and skips the largest contrast runs. `log` is told each case as it starts. Every row's misses are
+/// marked.
+std::vector<BenchRow> runBench(bool quick, BenchSuite suite, const std::function<void(const std::string&)>& log,
+                               const std::string& only = {});
 
 /// The plan-quality suite: searched step time against the best named baseline (every registry entry on
 /// every candidate mesh, every recomputation and micro-batch count), at published batches. `runs`
 /// searches per case on one thread.
-std::vector<BenchRow> runPlanQuality(int runs, const std::function<void(const std::string&)>& log);
+std::vector<BenchRow> runPlanQuality(int runs, const std::function<void(const std::string&)>& log,
+                                     const std::string& only = {});
 
 } // namespace shardscope::bench

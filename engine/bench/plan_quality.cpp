@@ -183,9 +183,12 @@ std::vector<BenchScenario> qualityScenarios() {
     return out;
 }
 
-std::vector<BenchRow> runPlanQuality(int runs, const std::function<void(const std::string&)>& log) {
+std::vector<BenchRow> runPlanQuality(int runs, const std::function<void(const std::string&)>& log,
+                                     const std::string& only) {
     std::vector<BenchRow> rows;
     for (const BenchScenario& k : qualityScenarios()) {
+        if (k.name.find(only) == std::string::npos)
+            continue;
         if (log)
             log("plan quality: " + k.model + " on " + k.cluster + " x" + std::to_string(k.nodes));
         rows.push_back(runQualityCase(k, runs));

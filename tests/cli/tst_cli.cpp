@@ -617,6 +617,33 @@ private slots:
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains("expected all, speed, quality, fidelity or clock"));
     }
+    void benchCountsInstructions() {
+        // bench --instructions: each row's search once under callgrind. TAPAS folds the 24 layers that
+        // PaSE solves one by one, so it runs fewer instructions (about 36 M against 223 M).
+        const Run bad = cli({QStringLiteral("bench"), QStringLiteral("--only"), QStringLiteral("no such row")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("no row of the suite"), bad.err.constData());
+        const Run outOfRange = cli({QStringLiteral("bench"), QStringLiteral("--count"), QStringLiteral("100000")});
+        QCOMPARE(outOfRange.exitCode, 2);
+        QVERIFY2(outOfRange.err.contains("expected a scenario index"), outOfRange.err.constData());
+        if (qEnvironmentVariableIsSet("ASAN_OPTIONS"))
+            QSKIP("valgrind cannot run the sanitized build's CLI (the sanitizer pass); ./test.sh runs this");
+        const Run r = cli({QStringLiteral("bench"), QStringLiteral("--suite"), QStringLiteral("speed"), QStringLiteral("--quick"),
+                           QStringLiteral("--only"), QStringLiteral("gpt fixed width, 24 layers"),
+                           QStringLiteral("--instructions"), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray rows = QJsonDocument::fromJson(r.out).array();
+        QCOMPARE(rows.size(), 2);
+        double tapas = 0, pase = 0;
+        for (const QJsonValue& v : rows) {
+            const QJsonObject row = v.toObject();
+            QCOMPARE(row[QStringLiteral("name")].toString(), QStringLiteral("gpt fixed width, 24 layers"));
+            const double count = row[QStringLiteral("instructions")].toDouble();
+            QVERIFY2(count > 1e6, qPrintable(QString::number(count)));
+            (row[QStringLiteral("algorithm")].toString() == QStringLiteral("tapas") ? tapas : pase) = count;
+        }
+        QVERIFY2(tapas > 0 && pase > 2 * tapas, qPrintable(QStringLiteral("tapas %1, pase %2").arg(tapas).arg(pase)));
+    }
     void planOutRoundTripsThroughEvaluate() {
         const QString path = QDir::temp().filePath(QStringLiteral("shardscope-tst-cli.plan.json"));
         const QStringList base{QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("llama"),
