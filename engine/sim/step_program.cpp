@@ -5,6 +5,7 @@
 #include "engine/cost/gather_prefetch.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -26,10 +27,6 @@ enum class Wait {
 /// micro-batch: once in the forward, once in the backward's recomputation).
 int perMicrobatch(const CollectiveCost& c, int m) { return std::max(1, c.count / m); }
 
-bool isGather(const CollectiveCost& c, Phase phase) {
-    return c.purpose == CommPurpose::ParameterGather && c.phase == phase;
-}
-
 /// A communication task on `stream`.
 SimTask commOn(Stream stream) {
     SimTask t;
@@ -45,7 +42,8 @@ public:
     ProgramBuilder(const CostModel& model, const Plan& plan, const SimOptions& options)
         : model_(model), g_(model.graph()), plan_(plan), options_(options), m_(model.settings().microbatches),
           costs_(g_.ops().size()), incoming_(g_.ops().size()), stepWaits_(g_.ops().size()),
-          chains_(!options.timelines && !(options.overlap && model.settings().tpOverlap != TpOverlap::Off)) {
+          chains_(!options.timelines && !(options.overlap && model.settings().tpOverlap != TpOverlap::Off)),
+          issued_(g_.ops().size()) {
         for (OpId o : g_.topoOrder())
             costs_[o.index()] = model.opCost(o, plan.ops[o.index()].strategy);
         for (const Edge& e : model.edges()) {
@@ -53,6 +51,8 @@ public:
             auto& in = incoming_[e.to.index()];
             in.insert(in.end(), ec.collectives.begin(), ec.collectives.end());
         }
+        for (OpId o : g_.topoOrder())
+            classify(o);
         const PipelineLayout& layout = plan.pipeline;
         program_.stages = layout.active() ? layout.stages : 1;
         program_.staticBytes.assign(std::size_t(program_.stages), 0);
@@ -102,20 +102,33 @@ private:
     StepProgram buildPipelined() {
         const PipelineLayout& layout = plan_.pipeline;
         transfers_ = stageTransfers(model_, plan_);
-        std::vector<std::vector<OpId>> chunkOps(std::size_t(layout.chunks()));
+        const std::size_t chunks = std::size_t(layout.chunks());
+        std::vector<std::vector<OpId>> chunkOps(chunks), reversedOps(chunks);
         for (OpId o : g_.topoOrder())
             chunkOps[std::size_t(layout.chunkOf[o.index()])].push_back(o);
+        for (std::size_t ch = 0; ch < chunks; ++ch)
+            reversedOps[ch].assign(chunkOps[ch].rbegin(), chunkOps[ch].rend());
+        for (auto& byChunk : transfersOf_)
+            byChunk.assign(chunks, {});
+        for (std::size_t i = 0; i < transfers_.size(); ++i) {
+            const StageTransfer& t = transfers_[i];
+            // Forward units receive what arrives in their chunk and send what leaves it; backward
+            // units the gradients the other way, where the transfer has any.
+            transfersOf_[kArriveForward][std::size_t(t.toChunk)].push_back(i);
+            transfersOf_[kLeaveForward][std::size_t(t.fromChunk)].push_back(i);
+            if (!t.backward.empty()) {
+                transfersOf_[kArriveBackward][std::size_t(t.fromChunk)].push_back(i);
+                transfersOf_[kLeaveBackward][std::size_t(t.toChunk)].push_back(i);
+            }
+        }
         for (int s = 0; s < layout.stages; ++s) {
             switchStage(s);
             for (const PipelineUnit& u : stageOrder(model_.settings(), layout.stages, s)) {
-                const std::vector<OpId>& ops = chunkOps[std::size_t(u.chunk)];
                 receive(u);
-                if (u.forward) {
-                    forwardPass(ops, u.microbatch);
-                } else {
-                    const std::vector<OpId> reversed(ops.rbegin(), ops.rend());
-                    backwardPass(reversed, u.microbatch);
-                }
+                if (u.forward)
+                    forwardPass(chunkOps[std::size_t(u.chunk)], u.microbatch);
+                else
+                    backwardPass(reversedOps[std::size_t(u.chunk)], u.microbatch);
                 send(u);
             }
             finishStep();
@@ -125,19 +138,19 @@ private:
         return std::move(program_);
     }
 
-    /// The transfers that arrive in (`arriving`) or leave (else) unit `u`'s chunk in its direction.
-    bool concerns(const StageTransfer& t, const PipelineUnit& u, bool arriving) const {
-        const int chunk = u.forward == arriving ? t.toChunk : t.fromChunk;
-        return chunk == u.chunk && (u.forward || !t.backward.empty());
+    /// The transfers (indices into transfers_) that arrive in (`arriving`) or leave (else) unit `u`'s
+    /// chunk in its direction.
+    const std::vector<std::size_t>& transfersOf(const PipelineUnit& u, bool arriving) const {
+        const std::size_t list = arriving ? (u.forward ? kArriveForward : kArriveBackward)
+                                          : (u.forward ? kLeaveForward : kLeaveBackward);
+        return transfersOf_[list][std::size_t(u.chunk)];
     }
 
     /// Before unit `u`: a receive per arriving transfer, waiting for its send on the other stage and
     /// all-gathering what came in pieces; the unit's first compute waits for it.
     void receive(const PipelineUnit& u) {
-        for (std::size_t i = 0; i < transfers_.size(); ++i) {
+        for (std::size_t i : transfersOf(u, true)) {
             const StageTransfer& t = transfers_[i];
-            if (!concerns(t, u, true))
-                continue;
             const auto& list = u.forward ? t.forward : t.backward;
             SimTask r = commOn(Stream::Pipeline);
             r.event.op = u.forward ? t.to : t.from;
@@ -160,10 +173,8 @@ private:
 
     /// After unit `u`: a send per leaving transfer, beside whatever the stage computes next.
     void send(const PipelineUnit& u) {
-        for (std::size_t i = 0; i < transfers_.size(); ++i) {
+        for (std::size_t i : transfersOf(u, false)) {
             const StageTransfer& t = transfers_[i];
-            if (!concerns(t, u, false))
-                continue;
             const CollectiveCost& c = (u.forward ? t.forward : t.backward).front();
             SimTask task = commTask(u.forward ? t.from : t.to, c, 1, u.microbatch);
             if (options_.timelines)
@@ -222,13 +233,31 @@ private:
     }
 
     /// True when compute task `t` runs as part of the last task (a compute chain, step_program.h):
+    /// `t` waits for nothing and chainable().
+    bool joinsLastCompute(const SimTask& t) const { return t.deps.empty() && chainable(t.allocate, t.release); }
+
+    /// True when compute that saves `allocate` and frees `release` bytes may join the last task:
     /// chains are on, the last task pushed is this stage's last compute (so nothing waits for it
-    /// yet), `t` waits for nothing else, and the chain does not both save and free activations.
-    bool joinsLastCompute(const SimTask& t) const {
-        if (!chains_ || lastCompute_ < 0 || std::size_t(lastCompute_) + 1 != program_.tasks.size() || !t.deps.empty())
+    /// yet), and the chain does not both save and free activations.
+    bool chainable(double allocate, double release) const {
+        if (!chains_ || lastCompute_ < 0 || std::size_t(lastCompute_) + 1 != program_.tasks.size())
             return false;
         const SimTask& last = program_.tasks.back();
-        return !((last.allocate > 0 || t.allocate > 0) && (last.release > 0 || t.release > 0));
+        return !((last.allocate > 0 || allocate > 0) && (last.release > 0 || release > 0));
+    }
+
+    /// Compute of `duration` that waits for `waits` runs as part of the last task when it joins the
+    /// chain (as addCompute() would join it, without building its task); true when it did.
+    bool extendChain(const std::vector<int>& waits, double duration, double allocate, double release) {
+        if (!waits.empty() || !blocking_.empty() || !chainable(allocate, release))
+            return false;
+        SimTask& last = program_.tasks.back();
+        last.event.duration += duration;
+        last.allocate += allocate;
+        last.release += release;
+        blocking_.swap(besideNext_);
+        besideNext_.clear();
+        return true;
     }
 
     int addComm(SimTask t, Wait wait) {
@@ -277,14 +306,14 @@ private:
         return t;
     }
 
-    /// Issues the collectives of `list` (of op `o`) that `keep` selects; returns their task ids.
-    template <typename Keep>
-    std::vector<int> issue_(const std::vector<CollectiveCost>& list, OpId o, int mb, Wait wait, Keep keep) {
-        std::vector<int> ids;
-        for (const CollectiveCost& cc : list)
-            if (keep(cc))
-                ids.push_back(addComm(commTask(o, cc, 1, mb), wait));
-        return ids;
+    /// Issues the collectives `list` of op `o`, each waited for as `wait`; appends their ids to `ids`
+    /// when given.
+    void issueAll(const std::vector<const CollectiveCost*>& list, OpId o, int mb, Wait wait, std::vector<int>* ids = nullptr) {
+        for (const CollectiveCost* cc : list) {
+            const int id = addComm(commTask(o, *cc, 1, mb), wait);
+            if (ids)
+                ids->push_back(id);
+        }
     }
 
     /// How a resharding into `consumer` waits: with tensor-parallel overlap (CostModel::
@@ -305,20 +334,40 @@ private:
                    : Wait::WithLast;
     }
 
-    /// Issues the reshardings into `o` that `keep` selects, each waited for as reshardWait() says.
-    template <typename Keep>
-    void issueIncoming(OpId o, int mb, Phase phase, Keep keep) {
-        for (const CollectiveCost& cc : incoming_[o.index()])
-            if (keep(cc))
-                addComm(commTask(o, cc, 1, mb), reshardWait(cc, o, phase));
+    /// Issues the reshardings `list` into `o`, each waited for as reshardWait() says.
+    void issueIncoming(const std::vector<const CollectiveCost*>& list, OpId o, int mb, Phase phase) {
+        for (const CollectiveCost* cc : list)
+            addComm(commTask(o, *cc, 1, mb), reshardWait(*cc, o, phase));
     }
 
-    double gatherBytes(OpId o, Phase phase) const {
-        double bytes = 0;
-        for (const CollectiveCost& cc : costs_[o.index()].collectives)
-            if (isGather(cc, phase))
-                bytes += cc.bytes;
-        return bytes;
+    /// Sorts op `o`'s collectives (and the reshardings into it) by when the passes issue them.
+    void classify(OpId o) {
+        Issued& l = issued_[o.index()];
+        for (const CollectiveCost& cc : costs_[o.index()].collectives) {
+            const bool gather = cc.purpose == CommPurpose::ParameterGather;
+            if (gather && cc.phase == Phase::Forward) {
+                l.forwardGathers.push_back(&cc);
+                l.forwardGatherBytes += cc.bytes;
+            } else if (gather && cc.phase == Phase::Backward) {
+                l.backwardGathers.push_back(&cc);
+                l.backwardGatherBytes += cc.bytes;
+            } else if (gather && cc.phase == Phase::Step) {
+                l.stepGathers.push_back(&cc);
+            } else if (cc.phase == Phase::Forward) {
+                (cc.purpose == CommPurpose::Statistics ? l.forwardStatistics : l.forwardBlocking).push_back(&cc);
+            } else if (cc.phase == Phase::Backward) {
+                (cc.purpose == CommPurpose::GradientSync ? l.backwardSync : l.backwardBlocking).push_back(&cc);
+            }
+        }
+        for (const CollectiveCost& cc : incoming_[o.index()]) {
+            if (cc.phase == Phase::Forward) {
+                l.incomingForward.push_back(&cc);
+                if (perMicrobatch(cc, m_) == 2)
+                    l.incomingRecomputed.push_back(&cc);
+            } else if (cc.phase == Phase::Backward) {
+                l.incomingBackward.push_back(&cc);
+            }
+        }
     }
 
     /// Starts a pass over `pass`: which gathers of `phase` run ahead of the compute (none with
@@ -332,7 +381,8 @@ private:
         passBytes_.resize(pass.size());
         passWorking_.resize(pass.size());
         for (std::size_t i = 0; i < pass.size(); ++i) {
-            passBytes_[i] = gatherBytes(pass[i], phase);
+            const Issued& l = issued_[pass[i].index()];
+            passBytes_[i] = phase == Phase::Forward ? l.forwardGatherBytes : l.backwardGatherBytes;
             passWorking_[i] = costs_[pass[i].index()].transient - costs_[pass[i].index()].prefetchRoom;
         }
         prefetch_.emplace(passBytes_, passWorking_, options_.overlap ? program_.workspace[std::size_t(stage_)] : 0.0);
@@ -344,9 +394,8 @@ private:
         const GatherPrefetch::Issue issue = prefetch_->at(i);
         auto gatherOf = [&](std::size_t at) {
             const OpId o = pass[at];
-            auto ids = issue_(costs_[o.index()].collectives, o, mb, Wait::Prefetch,
-                              [phase](const CollectiveCost& cc) { return isGather(cc, phase); });
-            gathers_[o.index()].insert(gathers_[o.index()].end(), ids.begin(), ids.end());
+            const Issued& l = issued_[o.index()];
+            issueAll(phase == Phase::Forward ? l.forwardGathers : l.backwardGathers, o, mb, Wait::Prefetch, &gathers_[o.index()]);
         };
         if (issue.own)
             gatherOf(i);
@@ -367,11 +416,8 @@ private:
     void issueStepGathers(const std::vector<OpId>& pass, int mb) {
         if (!options_.overlap || mb != 0)
             return;
-        for (OpId o : pass) {
-            auto ids = issue_(costs_[o.index()].collectives, o, mb, Wait::Prefetch,
-                              [](const CollectiveCost& cc) { return isGather(cc, Phase::Step); });
-            stepWaits_[o.index()].insert(stepWaits_[o.index()].end(), ids.begin(), ids.end());
-        }
+        for (OpId o : pass)
+            issueAll(issued_[o.index()].stepGathers, o, mb, Wait::Prefetch, &stepWaits_[o.index()]);
         stepGathersIssued_ = true;
     }
 
@@ -381,23 +427,22 @@ private:
         for (std::size_t i = 0; i < pass.size(); ++i) {
             const OpId o = pass[i];
             const OpCost& c = costs_[o.index()];
+            const Issued& l = issued_[o.index()];
             issueGathers(pass, i, Phase::Forward, mb);
             std::vector<int> waits = takeGathers(o);
             waits.insert(waits.end(), stepWaits_[o.index()].begin(), stepWaits_[o.index()].end());
             stepWaits_[o.index()].clear();
-            issue_(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
-                return cc.phase == Phase::Forward && cc.purpose != CommPurpose::Statistics &&
-                       cc.purpose != CommPurpose::ParameterGather;
-            });
-            issueIncoming(o, mb, Phase::Forward, [](const CollectiveCost& cc) { return cc.phase == Phase::Forward; });
-            SimTask fwd = computeTask(o, "", Phase::Forward, c.forward / m_, mb);
+            issueAll(l.forwardBlocking, o, mb, Wait::Blocking);
+            issueIncoming(l.incomingForward, o, mb, Phase::Forward);
             // Pipelined, one block's recompute working set is held for the whole step instead.
-            fwd.allocate = c.memory.activations - (plan_.pipeline.active() ? c.activationWorkspace : 0.0);
-            fwd.deps = std::move(waits);
-            addCompute(std::move(fwd));
-            issue_(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
-                return cc.phase == Phase::Forward && cc.purpose == CommPurpose::Statistics;
-            });
+            const double saved = c.memory.activations - (plan_.pipeline.active() ? c.activationWorkspace : 0.0);
+            if (!extendChain(waits, c.forward / m_, saved, 0)) {
+                SimTask fwd = computeTask(o, "", Phase::Forward, c.forward / m_, mb);
+                fwd.allocate = saved;
+                fwd.deps = std::move(waits);
+                addCompute(std::move(fwd));
+            }
+            issueAll(l.forwardStatistics, o, mb, Wait::Blocking);
         }
     }
 
@@ -408,32 +453,28 @@ private:
         for (std::size_t i = 0; i < pass.size(); ++i) {
             const OpId o = pass[i];
             const OpCost& c = costs_[o.index()];
+            const Issued& l = issued_[o.index()];
             issueGathers(pass, i, Phase::Backward, mb);
             std::vector<int> waits = takeGathers(o);
             if (c.recompute > 0) {
-                const int m = m_;
-                issueIncoming(o, mb, Phase::Forward, [m](const CollectiveCost& cc) {
-                    return cc.phase == Phase::Forward && perMicrobatch(cc, m) == 2;
-                });
-            }
-            if (c.recompute > 0) {
-                SimTask re = computeTask(o, " (recompute)", Phase::Backward, c.recompute / m_, mb);
-                re.deps = std::move(waits);
+                issueIncoming(l.incomingRecomputed, o, mb, Phase::Forward);
+                if (!extendChain(waits, c.recompute / m_, 0, 0)) {
+                    SimTask re = computeTask(o, " (recompute)", Phase::Backward, c.recompute / m_, mb);
+                    re.deps = std::move(waits);
+                    addCompute(std::move(re));
+                }
                 waits.clear();
-                addCompute(std::move(re));
             }
-            SimTask bwd = computeTask(o, " (backward)", Phase::Backward, c.backward / m_, mb);
-            bwd.release = c.memory.activations - (plan_.pipeline.active() ? c.activationWorkspace : 0.0);
-            bwd.deps = std::move(waits);
-            addCompute(std::move(bwd));
-            issue_(c.collectives, o, mb, Wait::Blocking, [](const CollectiveCost& cc) {
-                return cc.phase == Phase::Backward && cc.purpose != CommPurpose::ParameterGather &&
-                       cc.purpose != CommPurpose::GradientSync;
-            });
-            issue_(c.collectives, o, mb, sync, [](const CollectiveCost& cc) {
-                return cc.phase == Phase::Backward && cc.purpose == CommPurpose::GradientSync;
-            });
-            issueIncoming(o, mb, Phase::Backward, [](const CollectiveCost& cc) { return cc.phase == Phase::Backward; });
+            const double freed = c.memory.activations - (plan_.pipeline.active() ? c.activationWorkspace : 0.0);
+            if (!extendChain(waits, c.backward / m_, 0, freed)) {
+                SimTask bwd = computeTask(o, " (backward)", Phase::Backward, c.backward / m_, mb);
+                bwd.release = freed;
+                bwd.deps = std::move(waits);
+                addCompute(std::move(bwd));
+            }
+            issueAll(l.backwardBlocking, o, mb, Wait::Blocking);
+            issueAll(l.backwardSync, o, mb, sync);
+            issueIncoming(l.incomingBackward, o, mb, Phase::Backward);
             if (last) {
                 // The last micro-batch's gradients are ready: with overlap, a bucket is reduced as soon
                 // as it fills, on the reduce stream, and a chunk's last bucket after its backward (each
@@ -525,6 +566,17 @@ private:
     /// Compute chains run as one task: without timelines, and where no communication runs beside
     /// the compute before the last (Wait::WithLast, tensor-parallel overlap only).
     const bool chains_;
+    /// Per op, its collectives and the reshardings into it by when the passes issue them (classify()).
+    struct Issued {
+        std::vector<const CollectiveCost*> forwardBlocking, forwardStatistics, backwardBlocking, backwardSync;
+        std::vector<const CollectiveCost*> forwardGathers, backwardGathers, stepGathers;
+        std::vector<const CollectiveCost*> incomingForward, incomingBackward, incomingRecomputed;
+        double forwardGatherBytes = 0, backwardGatherBytes = 0;
+    };
+    std::vector<Issued> issued_;
+    /// Pipelined: per kind (kArriveForward ..) and chunk, the transfers a unit of it receives or sends.
+    std::array<std::vector<std::vector<std::size_t>>, 4> transfersOf_;
+    static constexpr std::size_t kArriveForward = 0, kArriveBackward = 1, kLeaveForward = 2, kLeaveBackward = 3;
 };
 
 } // namespace
