@@ -21,15 +21,16 @@ namespace shardscope::cli {
 
 namespace {
 
-/// The total of a callgrind output file: its "totals:" line (or "summary:"), nullopt without one.
+/// The total of a callgrind output file: its "totals:" line (its "summary:" line counts 0 when
+/// collection started switched off), nullopt without one.
 std::optional<double> callgrindTotal(const std::string& path) {
     std::ifstream in(path);
+    const std::string key = "totals: ";
     std::string line;
     std::optional<double> total;
     while (std::getline(in, line))
-        for (const char* key : {"totals: ", "summary: "})
-            if (line.rfind(key, 0) == 0)
-                total = std::strtod(line.c_str() + std::string(key).size(), nullptr);
+        if (line.rfind(key, 0) == 0)
+            total = std::strtod(line.c_str() + key.size(), nullptr);
     return total;
 }
 
