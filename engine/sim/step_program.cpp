@@ -215,43 +215,31 @@ private:
         stage_ = s;
     }
 
+    /// Adds compute task `t` after what blocks it, or runs it as part of the last task (extendChain()).
     int addCompute(SimTask t) {
         t.stream = Stream::Compute;
+        if (extendChain(t.deps, t.event.duration, t.allocate, t.release))
+            return lastCompute_;
         t.deps.insert(t.deps.end(), blocking_.begin(), blocking_.end());
         blocking_.swap(besideNext_);
         besideNext_.clear();
-        if (joinsLastCompute(t)) {
-            SimTask& last = program_.tasks.back();
-            last.event.duration += t.event.duration;
-            last.allocate += t.allocate;
-            last.release += t.release;
-            return lastCompute_;
-        }
         prevCompute_ = lastCompute_;
         lastCompute_ = push(std::move(t));
         return lastCompute_;
     }
 
-    /// True when compute task `t` runs as part of the last task (a compute chain, step_program.h):
-    /// `t` waits for nothing and chainable().
-    bool joinsLastCompute(const SimTask& t) const { return t.deps.empty() && chainable(t.allocate, t.release); }
-
-    /// True when compute that saves `allocate` and frees `release` bytes may join the last task:
-    /// chains are on, the last task pushed is this stage's last compute (so nothing waits for it
-    /// yet), and the chain does not both save and free activations.
-    bool chainable(double allocate, double release) const {
-        if (!chains_ || lastCompute_ < 0 || std::size_t(lastCompute_) + 1 != program_.tasks.size())
-            return false;
-        const SimTask& last = program_.tasks.back();
-        return !((last.allocate > 0 || allocate > 0) && (last.release > 0 || release > 0));
-    }
-
-    /// Compute of `duration` that waits for `waits` runs as part of the last task when it joins the
-    /// chain (as addCompute() would join it, without building its task); true when it did.
+    /// Compute of `duration` that waits for `waits`, saving `allocate` and freeing `release` bytes,
+    /// runs as part of the last task (a compute chain, step_program.h) when chains are on, it waits
+    /// for nothing (no `waits`, no blocking collective), the last task pushed is this stage's last
+    /// compute (so nothing waits for that one yet), and the chain does not both save and free
+    /// activations; true when it did (the forward and backward passes call it before building a task).
     bool extendChain(const std::vector<int>& waits, double duration, double allocate, double release) {
-        if (!waits.empty() || !blocking_.empty() || !chainable(allocate, release))
+        if (!chains_ || !waits.empty() || !blocking_.empty() || lastCompute_ < 0 ||
+            std::size_t(lastCompute_) + 1 != program_.tasks.size())
             return false;
         SimTask& last = program_.tasks.back();
+        if ((last.allocate > 0 || allocate > 0) && (last.release > 0 || release > 0))
+            return false;
         last.event.duration += duration;
         last.allocate += allocate;
         last.release += release;
