@@ -397,7 +397,8 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         throw InputError("search: no mesh could be searched");
     }
     if (r.algorithm == SearchAlgorithm::Tapas && !chosen.graph->blocks)
-        rep.notes.push_back("no repeated blocks found: solved unfolded");
+        rep.notes.push_back(chosen.graph->layers ? "no two neighbouring blocks alike under the locks and pins: solved unfolded"
+                                                 : "no repeated blocks found: solved unfolded");
     result->plan = std::move(chosen.plan);
     result->plan.name = "search";
     result->plan.pipeline.locked = !r.stageCut.empty();

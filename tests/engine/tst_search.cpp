@@ -333,6 +333,22 @@ private slots:
             QVERIFY(std::abs(unfolded.objective(tapas.choice, lambda) - tapas.objective) <= 1e-9 * pase.objective);
             QVERIFY(pins[locked.index()]->allows(folded.candidates(locked.value)[std::size_t(tapas.choice[locked.index()])]));
         }
+        // Locks that leave no two neighbouring blocks alike (every block's exit locked to a strategy of
+        // its own) leave nothing to fold, and the report says why.
+        {
+            SearchRequest every = request(g, c, mesh.toStdString(), "tapas");
+            every.locks.assign(g.ops().size(), std::nullopt);
+            const auto choices = enumerateStrategies(g.op(layers->exit(0)), m);
+            QVERIFY(choices.size() >= 2);
+            for (int b = 0; b < layers->count(); ++b)
+                every.locks[layers->exit(b).index()] = choices[std::size_t(b % 2)];
+            const auto unfolded = search(every);
+            QCOMPARE(unfolded->report.foldedBlocks, 0);
+            const auto& notes = unfolded->report.notes;
+            QVERIFY(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+                return n.find("no two neighbouring blocks alike") != std::string::npos;
+            }));
+        }
         // The whole search with the op locked folds the same run and answers PaSE's step.
         SearchRequest r = request(g, c, mesh.toStdString(), "tapas");
         r.locks.assign(g.ops().size(), std::nullopt);
