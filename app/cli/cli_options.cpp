@@ -36,7 +36,8 @@ std::string usageText() {
            "A+B|PLAN.json]\n"
            "                 [--batch B] [--microbatches M] [--recompute none|selective|full] [--zero 0|1|2|3]\n"
            "                 [--attention fused|unfused] [--overlap on|off] [--tp-overlap off|backward|full]\n"
-           "                 [--precision bf16|fp8|mxfp8] [--optimizer adam|sgd] [--bucket-mb 25] [--plan-out PLAN.json] [--json]\n"
+           "                 [--precision bf16|fp8|mxfp8] [--loss unfused|fused] [--optimizer adam|sgd]\n"
+           "                 [--bucket-mb 25] [--plan-out PLAN.json] [--json]\n"
            "                 pipelined: --mesh pipe=P,data=..,model=.. [--schedule 1f1b|gpipe|interleaved]\n"
            "                 [--virtual-stages V] [--stages 0-11,12-23,...]\n"
            "  shardscope-cli search --model ... --cluster ... [--nodes N] [--mesh auto|data=..,model=..]\n"
@@ -207,6 +208,11 @@ CliOptions parseCliOptions(const std::vector<std::string>& args) {
             o.scenario.stages = value();
             if (o.scenario.stages.empty())
                 throw InputError("--stages: expected block ranges such as 0-11,12-23");
+        } else if (a == "--loss") {
+            const std::string& v = value();
+            o.scenario.loss = parseLoss(v);
+            if (!o.scenario.loss)
+                throw InputError(a + " " + v + ": expected unfused or fused");
         } else if (a == "--tp-overlap") {
             const std::string& v = value();
             o.scenario.tpOverlap = parseTpOverlap(v);

@@ -68,29 +68,29 @@ struct PresetFigures {
 // Compute efficiencies: the A100's are the fit of every published A100 run (engine/fidelity: Narayanan
 // 2021 Table 1 rows 1-4, Korthikanti 2022's 22B, torchtitan's Llama 2/3 on 64 A100s) from the
 // device defaults, `shardscope-cli bench --fidelity` prints it and tst_fidelity holds the preset to
-// it: GEMMs 0.6483 of peak, FlashAttention 0.5207, memory-bound kernels at the full 2.0 TB/s (the fit
+// it: GEMMs 0.6517 of peak, FlashAttention 0.4997, memory-bound kernels at the full 2.0 TB/s (the fit
 // leaves them there). The H100 carries the A100's fractions until published H100 runs without
 // pipelining join the table; the PCIe workstation the A100's; H200, Blackwell and MI300X the H100's.
 // FP8 GEMM efficiencies: each the fit of its system's Megatron-Bridge FP8 rows (25.11, current scaling)
 // from the device default 0.6 (fidelity_calibration.h, fp8Fits; `bench --fidelity` prints them):
-// DGX-H100 Llama 3 8B and 70B 0.5552 (the H200, the same chip, shares it), DGX-B200 8B 0.4457, GB200
-// 8B 0.4022, GB300 8B 0.5324; MI300X (no published run here) its BF16 fraction.
+// DGX-H100 Llama 3 8B and 70B 0.5635 (the H200, the same chip, shares it), DGX-B200 8B 0.4528, GB200
+// 8B 0.4081, GB300 8B 0.5427; MI300X (no published run here) its BF16 fraction.
 constexpr PresetFigures kPresets[] = {
-    {"dgx-a100", "A100-SXM4-80GB", 8, 1, 312e12, 19.5e12, 0, 0, false, 80, 2.0e12, 0.6483, 0.5207, 0.6483, 300e9, 0.775,
+    {"dgx-a100", "A100-SXM4-80GB", 8, 1, 312e12, 19.5e12, 0, 0, false, 80, 2.0e12, 0.6517, 0.4997, 0.6517, 300e9, 0.775,
      25e9, 0.96, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"dgx-h100", "H100-SXM5-80GB", 8, 1, 989e12, 67e12, 1979e12, 0, false, 80, 3.35e12, 0.6483, 0.5207, 0.5552, 450e9, 0.817,
+    {"dgx-h100", "H100-SXM5-80GB", 8, 1, 989e12, 67e12, 1979e12, 0, false, 80, 3.35e12, 0.6517, 0.4997, 0.5635, 450e9, 0.817,
      50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"dgx-h200", "H200-SXM-141GB", 8, 1, 989e12, 67e12, 1979e12, 0, false, 141, 4.8e12, 0.6483, 0.5207, 0.5552, 450e9, 0.817,
+    {"dgx-h200", "H200-SXM-141GB", 8, 1, 989e12, 67e12, 1979e12, 0, false, 141, 4.8e12, 0.6517, 0.4997, 0.5635, 450e9, 0.817,
      50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"dgx-b200", "B200-SXM-180GB", 8, 1, 2250e12, 75e12, 4500e12, 9000e12, true, 180, 8.0e12, 0.6483, 0.5207, 0.4457, 900e9,
+    {"dgx-b200", "B200-SXM-180GB", 8, 1, 2250e12, 75e12, 4500e12, 9000e12, true, 180, 8.0e12, 0.6517, 0.4997, 0.4528, 900e9,
      0.922, 50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"gb200-nvl72", "B200-GB200-186GB", 4, 18, 2500e12, 80e12, 5000e12, 10000e12, true, 186, 8.0e12, 0.6483, 0.5207, 0.4022,
+    {"gb200-nvl72", "B200-GB200-186GB", 4, 18, 2500e12, 80e12, 5000e12, 10000e12, true, 186, 8.0e12, 0.6517, 0.4997, 0.4081,
      900e9, 0.901, 50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"gb300-nvl72", "B300-GB300-288GB", 4, 18, 2500e12, 80e12, 5000e12, 15000e12, true, 288, 8.0e12, 0.6483, 0.5207, 0.5324,
+    {"gb300-nvl72", "B300-GB300-288GB", 4, 18, 2500e12, 80e12, 5000e12, 15000e12, true, 288, 8.0e12, 0.6517, 0.4997, 0.5427,
      900e9, 0.901, 100e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"mi300x", "MI300X-192GB", 8, 1, 1307.4e12, 163.4e12, 2614.9e12, 0, false, 192, 5.3e12, 0.6483, 0.5207, 0.6483, 448e9,
+    {"mi300x", "MI300X-192GB", 8, 1, 1307.4e12, 163.4e12, 2614.9e12, 0, false, 192, 5.3e12, 0.6517, 0.4997, 0.6517, 448e9,
      0.75, 50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"pcie-8x", "A100-PCIE-40GB", 8, 1, 312e12, 19.5e12, 0, 0, false, 40, 1.555e12, 0.6483, 0.5207, 0.6483, 25e9, 1.0,
+    {"pcie-8x", "A100-PCIE-40GB", 8, 1, 312e12, 19.5e12, 0, 0, false, 40, 1.555e12, 0.6517, 0.4997, 0.6517, 25e9, 1.0,
      1.5625e9, 1.0, 10e-6, 20e-6, 15.26e-6},
 };
 

@@ -1,6 +1,7 @@
 #include "engine/cost/cost_model.h"
 
 #include "engine/cost/comm_streams.h"
+#include "engine/cost/loss_traffic.h"
 #include "engine/sharding/resharding.h"
 
 #include <algorithm>
@@ -257,6 +258,15 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
         out.backward = f.backward;
         if (recomputed(o))
             out.recompute = out.forward;
+    } else if (op.kind == OpKind::CrossEntropy) {
+        // Memory-bound passes over the logits in FP32 (crossEntropyTraffic), beside its FP32 copy.
+        const Tensor& logits = graph_->tensor(op.inputs.front());
+        const double local = localBytes(logits, inputSplitAxes(op, 0, s), mesh_) / dtypeBytes(logits.dtype);
+        const LossTraffic traffic = crossEntropyTraffic(logits.dtype, settings_.loss);
+        out.forward = computeSeconds(flops, local * traffic.forward, dtype);
+        if (gradInputs > 0)
+            out.backward = computeSeconds(backwardFlops(o) / parts, local * traffic.backward, dtype);
+        out.workspaceBytes = local * traffic.workspace;
     } else if (traits.category != OpCategory::Layout) {
         out.forward = computeSeconds(flops, bytes, dtype);
         if (gradInputs > 0) {
@@ -327,6 +337,7 @@ OpCost CostModel::opCost(OpId o, const OpStrategy& s) const {
     // Inside the fused attention kernel the scores and probabilities stay on chip: no buffer.
     if (!(fusedAttention(o) && facts_->insideCore()[o.index()]))
         cost.transient += compute.outputBytes;
+    cost.transient += compute.workspaceBytes;
 
     // Statistics of split local-reduction factors (softmax, norms, loss).
     AxisSet local = 0;

@@ -173,6 +173,7 @@ private:
     /// One micro-batch's compute seconds of an op, and the bytes of its outputs.
     struct ComputeTimes {
         double forward = 0, backward = 0, recompute = 0, outputBytes = 0;
+        double workspaceBytes = 0; ///< a kernel's working copy beside its output (the loss's FP32 logits)
     };
     ComputeTimes computeTimes(OpId o, const OpStrategy& s) const;
     /// One micro-batch of an FP8 GEMM (fp8Gemm): forward and backward seconds with their casts.

@@ -11,6 +11,7 @@ constexpr EnumNames<AttentionKernel, 2> kAttention{
     {{{AttentionKernel::Fused, "fused"}, {AttentionKernel::Unfused, "unfused"}}}};
 constexpr EnumNames<TpOverlap, 3> kTpOverlap{
     {{{TpOverlap::Off, "off"}, {TpOverlap::Backward, "backward"}, {TpOverlap::Full, "full"}}}};
+constexpr EnumNames<LossKernel, 2> kLoss{{{{LossKernel::Unfused, "unfused"}, {LossKernel::Fused, "fused"}}}};
 constexpr EnumNames<Schedule, 3> kSchedule{
     {{{Schedule::OneFOneB, "1f1b"}, {Schedule::GPipe, "gpipe"}, {Schedule::Interleaved, "interleaved"}}}};
 constexpr EnumNames<OptimizerKind, 2> kOptimizers{{{{OptimizerKind::Adam, "adam"}, {OptimizerKind::Sgd, "sgd"}}}};
@@ -29,6 +30,10 @@ std::string_view tpOverlapName(TpOverlap t) { return kTpOverlap.name(t); }
 std::optional<TpOverlap> parseTpOverlap(std::string_view name) {
     return name == "on" ? std::optional<TpOverlap>(TpOverlap::Full) : kTpOverlap.parse(name);
 }
+
+std::string_view lossName(LossKernel l) { return kLoss.name(l); }
+
+std::optional<LossKernel> parseLoss(std::string_view name) { return kLoss.parse(name); }
 
 std::string_view scheduleName(Schedule s) { return kSchedule.name(s); }
 

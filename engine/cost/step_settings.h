@@ -21,6 +21,10 @@ enum class AttentionKernel { Fused, Unfused };
 /// all-gather and reduce-scatter); or every one, forward too (Megatron-Core --tp-comm-overlap,
 /// PyTorch async TP).
 enum class TpOverlap { Off, Backward, Full };
+/// How the cross-entropy over the logits runs (loss_traffic.h): op by op in FP32 (Megatron-LM's
+/// default, torchtitan) or as Transformer Engine's fused kernel (Megatron's
+/// --cross-entropy-loss-fusion with the "te" implementation, Megatron-Bridge's recipes).
+enum class LossKernel { Unfused, Fused };
 
 /// How micro-batches flow through pipeline stages (docs/DESIGN.md, Pipelining): all forwards then all
 /// backwards (GPipe), one forward one backward in the steady state (1F1B, PipeDream-Flush, Megatron's
@@ -41,6 +45,10 @@ std::optional<AttentionKernel> parseAttention(std::string_view name);
 std::string_view tpOverlapName(TpOverlap t);
 /// Parses a tensor-parallel overlap name ("on" is "full"); nullopt if unknown.
 std::optional<TpOverlap> parseTpOverlap(std::string_view name);
+/// "unfused", "fused".
+std::string_view lossName(LossKernel l);
+/// Parses a loss kernel name; nullopt if unknown.
+std::optional<LossKernel> parseLoss(std::string_view name);
 /// "1f1b", "gpipe", "interleaved".
 std::string_view scheduleName(Schedule s);
 /// Parses a schedule name; nullopt if unknown.
@@ -63,6 +71,7 @@ struct StepSettings {
     AxisSet zeroAxes = 0;                      ///< axes over which ZeRO shards parameter storage
     AttentionKernel attention = AttentionKernel::Fused; ///< what every current framework runs
     Precision precision = Precision::BF16;     ///< the linear layers' GEMMs in BF16, FP8 or MXFP8
+    LossKernel loss = LossKernel::Unfused;     ///< the frameworks' default cross-entropy
     /// Gradient synchronisation runs in buckets behind the backward (PyTorch DDP and FSDP, Megatron's
     /// --overlap-grad-reduce) and parameter gathers behind compute (FSDP prefetch, ZeRO-3, Megatron's
     /// --overlap-param-gather): each collective hides behind its op's own compute (cost_model.h).

@@ -117,6 +117,7 @@ RunPrediction predictRun(const MeasuredRun& run, const Cluster& base) {
             settings.recompute = run.recompute;
             settings.attention = run.attention;
             settings.precision = run.precision;
+            settings.loss = run.loss;
             settings.overlap = run.overlap;
             settings.tpOverlap = run.tpOverlap;
             settings.bucketBytes = run.bucketBytes;

@@ -37,6 +37,7 @@ struct MeasuredRun {
     Recompute recompute = Recompute::None;
     AttentionKernel attention = AttentionKernel::Unfused; ///< the published runs predate FlashAttention
     Precision precision = Precision::BF16; ///< StepSettings::precision
+    LossKernel loss = LossKernel::Unfused; ///< StepSettings::loss
     bool overlap = true;             ///< StepSettings::overlap
     TpOverlap tpOverlap = TpOverlap::Off; ///< StepSettings::tpOverlap
     double bucketBytes = StepSettings{}.bucketBytes; ///< StepSettings::bucketBytes

@@ -204,8 +204,9 @@ struct BridgeConfig {
 /// pre-training with the given GBS, MBS, FSDP, TP, PP, CP, VP and EP on `gpus` GPUs of `cluster`
 /// (`perNode` a node or tray), tokens per second per GPU. Megatron-Core underneath: the distributed
 /// optimizer without FSDP, sequence parallelism and --tp-comm-overlap with TP, every data-parallel
-/// overlap, Transformer Engine's fused attention, no recomputation unless the config says, expert
-/// parallelism as an `expert` axis inside data parallelism.
+/// overlap, Transformer Engine's fused attention and fused cross-entropy (the performance scripts set
+/// cross_entropy_fusion_impl "te", scripts/performance/utils/overrides.py), no recomputation unless
+/// the config says, expert parallelism as an `expert` axis inside data parallelism.
 MeasuredRun bridgeRow(const std::string& system, const std::string& cluster, int perNode, const std::string& label,
                       const BridgeConfig& k, int gpus, double tokens) {
     const int dp = gpus / k.tp / k.pp / k.cp;
@@ -228,6 +229,7 @@ MeasuredRun bridgeRow(const std::string& system, const std::string& cluster, int
     r.recompute = k.recompute;
     r.attention = AttentionKernel::Fused;
     r.precision = k.precision;
+    r.loss = LossKernel::Fused;
     r.overlap = true;
     r.tpOverlap = k.tp > 1 ? TpOverlap::Full : TpOverlap::Off;
     r.schedule = k.vp > 1 ? Schedule::Interleaved : Schedule::OneFOneB;

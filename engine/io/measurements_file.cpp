@@ -24,7 +24,7 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
         in.fail(path, "must be an object");
     in.checkKnown(r, path,
                   {"name", "model", "set", "nodes", "mesh", "strategy", "batch", "microbatches", "recompute",
-                   "attention", "precision", "overlap", "tp_overlap", "bucket_mb", "schedule", "virtual_stages", "step_time_s"});
+                   "attention", "precision", "loss", "overlap", "tp_overlap", "bucket_mb", "schedule", "virtual_stages", "step_time_s"});
     MeasuredRun run;
     run.name = r.contains("name") ? in.string(r, path, "name") : "run " + std::to_string(index + 1);
     run.source = in.source();
@@ -68,6 +68,12 @@ MeasuredRun parseRun(const json& r, const JsonFields& in, const std::string& pat
         if (!p)
             in.fail(path + ".precision", "must be bf16, fp8 or mxfp8");
         run.precision = *p;
+    }
+    if (r.contains("loss")) {
+        const auto l = parseLoss(in.string(r, path, "loss"));
+        if (!l)
+            in.fail(path + ".loss", "must be unfused or fused");
+        run.loss = *l;
     }
     if (r.contains("overlap"))
         run.overlap = in.boolean(r, path, "overlap");

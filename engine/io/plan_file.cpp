@@ -70,8 +70,8 @@ static Plan parsePlanDocumentUnguarded(const json& doc, const std::string& sourc
     }
     if (doc.contains("settings")) {
         const json& s = in.object(doc, "", "settings");
-        in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "precision", "overlap", "tp_overlap",
-                                          "bucket_mb", "optimizer", "zero_stage", "zero_axes", "schedule", "virtual_stages"});
+        in.checkKnown(s, "settings", {"microbatches", "recompute", "attention", "precision", "loss", "overlap",
+                                          "tp_overlap", "bucket_mb", "optimizer", "zero_stage", "zero_axes", "schedule", "virtual_stages"});
         if (s.contains("microbatches")) {
             const long long m = in.integer(s, "settings", "microbatches");
             if (m < 1 || m > 1000000)
@@ -95,6 +95,12 @@ static Plan parsePlanDocumentUnguarded(const json& doc, const std::string& sourc
             if (!p)
                 in.fail("settings.precision", "must be bf16, fp8 or mxfp8");
             plan.settings.precision = *p;
+        }
+        if (s.contains("loss")) {
+            const auto l = parseLoss(in.string(s, "settings", "loss"));
+            if (!l)
+                in.fail("settings.loss", "must be unfused or fused");
+            plan.settings.loss = *l;
         }
         if (s.contains("overlap"))
             plan.settings.overlap = in.boolean(s, "settings", "overlap");
@@ -235,6 +241,7 @@ json planDocument(const Plan& plan, const Graph& graph, const Evaluation* evalua
                   {"recompute", std::string(recomputeName(plan.settings.recompute))},
                   {"attention", std::string(attentionName(plan.settings.attention))},
                   {"precision", std::string(precisionName(plan.settings.precision))},
+                  {"loss", std::string(lossName(plan.settings.loss))},
                   {"overlap", plan.settings.overlap},
                   {"tp_overlap", std::string(tpOverlapName(plan.settings.tpOverlap))},
                   {"bucket_mb", plan.settings.bucketBytes / 1e6},

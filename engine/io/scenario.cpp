@@ -89,9 +89,11 @@ Scenario loadScenario(const ScenarioRequest& request) {
                 *request.zeroStage > 0 ? (mesh.dataParallelAxes() ? mesh.dataParallelAxes() : axisBit(AxisId(0))) : 0;
         }
     }
-    // Overlap is how the runtime runs the plan, not part of it: the command line's choice wins.
+    // Overlap and the loss kernel are how the runtime runs the plan, not part of it: the command line's
+    // choice wins.
     plan.settings.overlap = request.overlap.value_or(plan.settings.overlap);
     plan.settings.tpOverlap = request.tpOverlap.value_or(plan.settings.tpOverlap);
+    plan.settings.loss = request.loss.value_or(plan.settings.loss);
     plan.settings.bucketBytes = request.bucketBytes.value_or(plan.settings.bucketBytes);
     plan.mesh.verify(cluster.deviceCount(), cluster.name);
     if (const std::string e = precisionSupportError(cluster.device, plan.settings.precision); !e.empty())

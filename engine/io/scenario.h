@@ -26,6 +26,7 @@ struct ScenarioRequest {
     std::optional<Precision> precision;   ///< StepSettings::precision
     std::optional<bool> overlap;          ///< StepSettings::overlap; replaces a plan file's (a runtime flag)
     std::optional<TpOverlap> tpOverlap;   ///< StepSettings::tpOverlap; the same
+    std::optional<LossKernel> loss;       ///< StepSettings::loss; the same
     std::optional<double> bucketBytes;    ///< StepSettings::bucketBytes; the same
     std::optional<OptimizerKind> optimizer;
     std::optional<int> zeroStage;         ///< 0-3; with a baseline, the same as naming it "+zeroN"

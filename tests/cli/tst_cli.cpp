@@ -559,6 +559,30 @@ private slots:
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains("--attention flash: expected fused or unfused"), bad.err.constData());
     }
+    void lossKernelIsAStepSetting() {
+        // Unfused by default (FP32 passes over the logits, loss_traffic.h); the fused kernel moves
+        // fewer bytes, so the step is shorter and the plan file says which ran; a name that is neither
+        // is refused.
+        const QStringList base{QStringLiteral("evaluate"), QStringLiteral("--model"), QStringLiteral("gpt"),
+                               QStringLiteral("--cluster"), QStringLiteral("dgx-a100"), QStringLiteral("--json")};
+        QTemporaryDir dir;
+        const QString plan = dir.filePath(QStringLiteral("fused.plan.json"));
+        const Run unfused = cli(base);
+        const Run fused = cli(base + QStringList{QStringLiteral("--loss"), QStringLiteral("fused"),
+                                                 QStringLiteral("--plan-out"), plan});
+        QCOMPARE(unfused.exitCode, 0);
+        QCOMPARE(fused.exitCode, 0);
+        const double u = QJsonDocument::fromJson(unfused.out).object()[QStringLiteral("step_time_s")].toDouble();
+        const double f = QJsonDocument::fromJson(fused.out).object()[QStringLiteral("step_time_s")].toDouble();
+        QVERIFY2(f < u, qPrintable(QStringLiteral("%1 vs %2").arg(f).arg(u)));
+        QFile file(plan);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject settings = QJsonDocument::fromJson(file.readAll()).object()[QStringLiteral("settings")].toObject();
+        QCOMPARE(settings[QStringLiteral("loss")].toString(), QStringLiteral("fused"));
+        const Run bad = cli(base + QStringList{QStringLiteral("--loss"), QStringLiteral("fast")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--loss fast: expected unfused or fused"), bad.err.constData());
+    }
     void calibrateWritesAClusterThatPredictsTheRuns() {
         // The sample measurements (Narayanan 2021 Table 1 rows 1-4 and Korthikanti 2022's 22B times
         // as step times): the fitted cluster is written, loads again, and predicts every run closer

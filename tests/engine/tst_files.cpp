@@ -206,6 +206,7 @@ private slots:
         Plan p = baselinePlan(g, m, "megatron-sp+zero2", {});
         p.ops[3].locked = true;
         p.settings.bucketBytes = 40e6;
+        p.settings.loss = LossKernel::Fused;
         const CostModel cm(g, c, m, p.settings);
         const auto e = evaluate(cm, p);
         const std::string path = dir.filePath(QStringLiteral("p.plan.json")).toStdString();
@@ -231,6 +232,8 @@ private slots:
                                       << QStringLiteral("not an axis of mesh");
         QTest::newRow("bucket size") << QStringLiteral("\"bucket_mb\": 25.0") << QStringLiteral("\"bucket_mb\": -1")
                                      << QStringLiteral("field 'settings.bucket_mb': must be between 0.001 and 100000");
+        QTest::newRow("loss kernel") << QStringLiteral("\"loss\": \"unfused\"") << QStringLiteral("\"loss\": \"fast\"")
+                                     << QStringLiteral("field 'settings.loss': must be unfused or fused");
     }
     void planErrors() {
         QFETCH(QString, from);

@@ -23,11 +23,13 @@ struct SearchSettings {
     Precision precision = Precision::BF16;       ///< StepSettings::precision, fixed
     bool overlap = true;                         ///< StepSettings::overlap, fixed
     TpOverlap tpOverlap = TpOverlap::Off;        ///< StepSettings::tpOverlap, fixed
+    LossKernel loss = LossKernel::Unfused;       ///< StepSettings::loss, fixed
     double bucketBytes = StepSettings{}.bucketBytes; ///< StepSettings::bucketBytes, fixed
 
-    /// `step` with the fixed settings above (attention, precision, overlap, buckets) in place of its own.
+    /// `step` with the fixed settings above (attention, precision, overlap, loss, buckets) in place of its own.
     StepSettings withFixed(StepSettings step) const {
         step.attention = attention;
+        step.loss = loss;
         step.precision = precision;
         step.overlap = overlap;
         step.tpOverlap = tpOverlap;
@@ -38,6 +40,7 @@ struct SearchSettings {
     bool takeFixed(const StepSettings& step) {
         const SearchSettings before = *this;
         attention = step.attention;
+        loss = step.loss;
         precision = step.precision;
         overlap = step.overlap;
         tpOverlap = step.tpOverlap;
