@@ -134,6 +134,10 @@ MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int gl
     }
     if (s.tpOverlap != TpOverlap::Off && tp > 1)
         args.emplace_back("--tp-comm-overlap", "");
+    if (s.loss == LossKernel::Fused) {
+        args.emplace_back("--cross-entropy-loss-fusion", "");
+        args.emplace_back("--cross-entropy-fusion-impl", "te");
+    }
     // Transformer Engine's recipes: FP8 with one scale per tensor, current scaling (E4M3 forward, E5M2
     // gradients); MXFP8 block scaling takes E4M3 throughout.
     if (s.precision == Precision::FP8) {

@@ -45,6 +45,8 @@ Plan readBack(const MegatronArguments& args, int devices) {
     s.precision = flags["--fp8-recipe"] == "mxfp8" ? Precision::MXFP8
                   : flags.count("--fp8-format")    ? Precision::FP8
                                                    : Precision::BF16;
+    s.loss = flags.count("--cross-entropy-loss-fusion") && flags["--cross-entropy-fusion-impl"] == "te" ? LossKernel::Fused
+                                                                                                      : LossKernel::Unfused;
     std::vector<int> cut;
     if (flags.count("--num-layers-per-virtual-pipeline-stage")) {
         s.schedule = Schedule::Interleaved;
@@ -128,19 +130,20 @@ private slots:
         QTest::addColumn<int>("virtualStages");
         QTest::addColumn<QString>("cut");
         QTest::addColumn<int>("precision");
+        QTest::addColumn<bool>("fusedLoss");
         const int bf16 = int(Precision::BF16), fp8 = int(Precision::FP8), mxfp8 = int(Precision::MXFP8);
-        QTest::newRow("dp") << "data=64" << "dp" << 1 << int(Recompute::None) << 1 << "" << bf16;
-        QTest::newRow("megatron") << "data=8,model=8" << "megatron" << 4 << int(Recompute::Selective) << 1 << "" << bf16;
+        QTest::newRow("dp") << "data=64" << "dp" << 1 << int(Recompute::None) << 1 << "" << bf16 << false;
+        QTest::newRow("megatron") << "data=8,model=8" << "megatron" << 4 << int(Recompute::Selective) << 1 << "" << bf16 << false;
         QTest::newRow("megatron-sp+zero1, fp8") << "data=8,model=8" << "megatron-sp+zero1" << 2 << int(Recompute::Full) << 1
-                                                << "" << fp8;
+                                                << "" << fp8 << true;
         QTest::newRow("PTD-P 1F1B") << "pipe=4,data=2,model=8" << "megatron-sp+zero1" << 96 << int(Recompute::Full) << 1 << ""
-                                    << bf16;
+                                    << bf16 << false;
         QTest::newRow("PTD-P interleaved") << "pipe=4,data=2,model=8" << "megatron" << 48 << int(Recompute::Full) << 2 << ""
-                                           << bf16;
+                                           << bf16 << false;
         QTest::newRow("context parallel, mxfp8") << "data=4,seq=2,model=8" << "megatron-sp+zero1" << 4 << int(Recompute::Full)
-                                                 << 1 << "" << mxfp8;
+                                                 << 1 << "" << mxfp8 << false;
         QTest::newRow("PTD-P uneven first and last") << "pipe=4,data=2,model=8" << "megatron-sp" << 48
-                                                   << int(Recompute::None) << 1 << "23,25,25,23" << bf16;
+                                                   << int(Recompute::None) << 1 << "23,25,25,23" << bf16 << false;
     }
     void frameworkShapedPlansRoundTrip() {
         // Export, read the flags back as Megatron-LM reads them, rebuild: the same plan, settings and cut.
@@ -151,7 +154,9 @@ private slots:
         QFETCH(int, virtualStages);
         QFETCH(QString, cut);
         QFETCH(int, precision);
+        QFETCH(bool, fusedLoss);
         StepSettings s;
+        s.loss = fusedLoss ? LossKernel::Fused : LossKernel::Unfused;
         s.microbatches = microbatches;
         s.recompute = static_cast<Recompute>(recompute);
         s.precision = static_cast<Precision>(precision);
@@ -169,6 +174,7 @@ private slots:
         QCOMPARE(back.settings.zeroStage, p.settings.zeroStage);
         QCOMPARE(back.settings.recompute, p.settings.recompute);
         QCOMPARE(back.settings.precision, p.settings.precision);
+        QCOMPARE(back.settings.loss, p.settings.loss);
         QCOMPARE(back.settings.microbatches, p.settings.microbatches);
         QCOMPARE(back.settings.schedule, p.settings.schedule);
         QCOMPARE(back.settings.virtualStages, p.settings.virtualStages);
