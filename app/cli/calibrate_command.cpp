@@ -49,9 +49,9 @@ int runCalibrate(const CliOptions& options, std::ostream& out) {
                       error(fit.after[i], runs[i].measured).c_str());
         out << line;
     }
-    out << "\nparameter                          initial        fitted\n";
+    out << "\nparameter                                initial        fitted\n";
     for (const CalibratedParameter& p : fit.parameters) {
-        std::snprintf(line, sizeof line, "%-30s %12.4g %13.4g%s\n", p.name.c_str(), p.initial, p.fitted,
+        std::snprintf(line, sizeof line, "%-36s %12.4g %13.4g%s\n", p.name.c_str(), p.initial, p.fitted,
                       std::abs(p.fitted - p.initial) <= 1e-9 * std::abs(p.initial) ? "  (unchanged)" : "");
         out << line;
     }

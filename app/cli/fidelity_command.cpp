@@ -48,7 +48,7 @@ std::string percent(double predicted, double measured) {
 void printParameters(std::ostream& out, const std::vector<CalibratedParameter>& parameters) {
     for (const CalibratedParameter& p : parameters) {
         char line[128];
-        std::snprintf(line, sizeof line, "  %-30s %8.4g -> %.4g\n", p.name.c_str(), p.initial, p.fitted);
+        std::snprintf(line, sizeof line, "  %-36s %8.4g -> %.4g\n", p.name.c_str(), p.initial, p.fitted);
         out << line;
     }
 }
@@ -65,7 +65,13 @@ void printStep(std::ostream& out, const MeasuredRun& run, double predicted) {
 void printCalibration(std::ostream& out) {
     out << "\ndgx-a100 device efficiencies fitted to the runs without pipelining, from the defaults (the preset ships them):\n";
     printParameters(out, presetFit().parameters);
-    for (const Fp8Fit& f : fp8Fits()) {
+    const SystemFit h100 = h100Fit();
+    out << "\ndgx-h100 device efficiencies fitted to the Megatron-LM README's H100 rows without pipelining, from the "
+           "defaults (the dgx-h100 and dgx-h200 presets ship them):\n";
+    printParameters(out, h100.fit.parameters);
+    for (std::size_t i = 0; i < h100.fitted.size(); ++i)
+        printStep(out, h100.fitted[i], h100.fit.after[i]);
+    for (const SystemFit& f : fp8Fits()) {
         out << "\n" << f.preset << " FP8 GEMM efficiency fitted to Megatron-Bridge's FP8 rows of its system, from the "
                "default (the preset ships it):\n";
         printParameters(out, f.fit.parameters);

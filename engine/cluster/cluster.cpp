@@ -74,6 +74,8 @@ void Cluster::validate(const std::string& where) const {
         throw InputError(where + ": field 'device.peak_flops.fp4' must be positive");
     if (!(device.attentionEfficiency > 0 && device.attentionEfficiency <= 1))
         throw InputError(where + ": field 'device.attention_efficiency' must be in (0, 1]");
+    if (!(device.attentionDropoutEfficiency > 0 && device.attentionDropoutEfficiency <= 1))
+        throw InputError(where + ": field 'device.attention_dropout_efficiency' must be in (0, 1]");
     if (!(device.memoryEfficiency > 0 && device.memoryEfficiency <= 1))
         throw InputError(where + ": field 'device.memory_efficiency' must be in (0, 1]");
     if (device.launchFloor < 0)

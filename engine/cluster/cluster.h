@@ -30,6 +30,12 @@ struct DeviceSpec {
     /// Achieved fraction of peak of the fused attention kernel: FlashAttention-2 reaches 50-73% on
     /// A100 forward and backward (Dao 2023); the low end, until calibrated.
     double attentionEfficiency = 0.5;
+    /// Achieved fraction of peak of the fused attention kernel when it also drops out attention
+    /// probabilities: the kernel draws a random number per score (Philox on the CUDA cores, which
+    /// run at a sixteenth of the tensor cores' rate) in the forward and again in the backward. The
+    /// default and cluster files without the field take attentionEfficiency (dropout free);
+    /// calibrated for the H100 on the Megatron-LM README's runs.
+    double attentionDropoutEfficiency = 0.5;
     double launchFloor = 4e-6;         ///< minimum time of any kernel, seconds
     /// How much slower compute runs while communication kernels run beside it (they take SMs and
     /// memory bandwidth): a kernel overlapped with a collective takes (1 + overlapSlowdown) times as

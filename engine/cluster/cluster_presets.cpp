@@ -18,6 +18,7 @@ struct PresetFigures {
     bool mx;                    ///< block-scaled MX formats in the tensor cores (Blackwell)
     double memoryGiB, hbm;      ///< capacity, bytes/s
     double gemmEff, attnEff;    ///< achieved fraction of peak: GEMMs, the fused attention kernel
+    double attnDropoutEff;      ///< the fused attention kernel that drops out probabilities
     double fp8Eff;              ///< achieved fraction of the FP8 peak by FP8 GEMMs
     double nodeBw, nodeEff;     ///< per GPU per direction inside a node; achieved fraction
     double netBw, netEff;       ///< per GPU per direction between nodes; achieved fraction
@@ -76,21 +77,21 @@ struct PresetFigures {
 // DGX-H100 Llama 3 8B and 70B 0.5635 (the H200, the same chip, shares it), DGX-B200 8B 0.4528, GB200
 // 8B 0.4081, GB300 8B 0.5427; MI300X (no published run here) its BF16 fraction.
 constexpr PresetFigures kPresets[] = {
-    {"dgx-a100", "A100-SXM4-80GB", 8, 1, 312e12, 19.5e12, 0, 0, false, 80, 2.0e12, 0.6517, 0.4997, 0.6517, 300e9, 0.775,
+    {"dgx-a100", "A100-SXM4-80GB", 8, 1, 312e12, 19.5e12, 0, 0, false, 80, 2.0e12, 0.6517, 0.4997, 0.4997, 0.6517, 300e9, 0.775,
      25e9, 0.96, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"dgx-h100", "H100-SXM5-80GB", 8, 1, 989e12, 67e12, 1979e12, 0, false, 80, 3.35e12, 0.6517, 0.4997, 0.5635, 450e9, 0.817,
+    {"dgx-h100", "H100-SXM5-80GB", 8, 1, 989e12, 67e12, 1979e12, 0, false, 80, 3.35e12, 0.7162, 0.5, 0.1353, 0.5549, 450e9, 0.817,
      50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"dgx-h200", "H200-SXM-141GB", 8, 1, 989e12, 67e12, 1979e12, 0, false, 141, 4.8e12, 0.6517, 0.4997, 0.5635, 450e9, 0.817,
+    {"dgx-h200", "H200-SXM-141GB", 8, 1, 989e12, 67e12, 1979e12, 0, false, 141, 4.8e12, 0.7162, 0.5, 0.1353, 0.5549, 450e9, 0.817,
      50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"dgx-b200", "B200-SXM-180GB", 8, 1, 2250e12, 75e12, 4500e12, 9000e12, true, 180, 8.0e12, 0.6517, 0.4997, 0.4528, 900e9,
+    {"dgx-b200", "B200-SXM-180GB", 8, 1, 2250e12, 75e12, 4500e12, 9000e12, true, 180, 8.0e12, 0.6517, 0.4997, 0.4997, 0.4528, 900e9,
      0.922, 50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"gb200-nvl72", "B200-GB200-186GB", 4, 18, 2500e12, 80e12, 5000e12, 10000e12, true, 186, 8.0e12, 0.6517, 0.4997, 0.4081,
+    {"gb200-nvl72", "B200-GB200-186GB", 4, 18, 2500e12, 80e12, 5000e12, 10000e12, true, 186, 8.0e12, 0.6517, 0.4997, 0.4997, 0.4081,
      900e9, 0.901, 50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"gb300-nvl72", "B300-GB300-288GB", 4, 18, 2500e12, 80e12, 5000e12, 15000e12, true, 288, 8.0e12, 0.6517, 0.4997, 0.5427,
+    {"gb300-nvl72", "B300-GB300-288GB", 4, 18, 2500e12, 80e12, 5000e12, 15000e12, true, 288, 8.0e12, 0.6517, 0.4997, 0.4997, 0.5427,
      900e9, 0.901, 100e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"mi300x", "MI300X-192GB", 8, 1, 1307.4e12, 163.4e12, 2614.9e12, 0, false, 192, 5.3e12, 0.6517, 0.4997, 0.6517, 448e9,
+    {"mi300x", "MI300X-192GB", 8, 1, 1307.4e12, 163.4e12, 2614.9e12, 0, false, 192, 5.3e12, 0.6517, 0.4997, 0.4997, 0.6517, 448e9,
      0.75, 50e9, 0.94, 1.75e-6, 2.32e-6, 15.26e-6},
-    {"pcie-8x", "A100-PCIE-40GB", 8, 1, 312e12, 19.5e12, 0, 0, false, 40, 1.555e12, 0.6517, 0.4997, 0.6517, 25e9, 1.0,
+    {"pcie-8x", "A100-PCIE-40GB", 8, 1, 312e12, 19.5e12, 0, 0, false, 40, 1.555e12, 0.6517, 0.4997, 0.4997, 0.6517, 25e9, 1.0,
      1.5625e9, 1.0, 10e-6, 20e-6, 15.26e-6},
 };
 
@@ -110,6 +111,7 @@ Cluster makeCluster(const PresetFigures& f, int nodes) {
     c.device.efficiency = f.gemmEff;
     c.device.fp8Efficiency = f.fp8Eff;
     c.device.attentionEfficiency = f.attnEff;
+    c.device.attentionDropoutEfficiency = f.attnDropoutEff;
     if (f.domainNodes > 1) {
         // The NVLink switches join every GPU of the rack at the same bandwidth, tray or not.
         c.levels = {{"tray", f.perNode, f.nodeBw, f.nodeLat, f.nodeEff, f.baseLat},

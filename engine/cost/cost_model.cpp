@@ -246,7 +246,8 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
         // dX and dW plus the scores' recomputation, recomputesCompute()). Under a causal mask it skips
         // the blocks above the diagonal: half the FLOPs.
         const DeviceSpec& d = cluster_->device;
-        const double rate = d.peakFor(dtype) * d.attentionEfficiency * (op.causal ? 2.0 : 1.0);
+        const double efficiency = facts_->dropoutCore()[o.index()] ? d.attentionDropoutEfficiency : d.attentionEfficiency;
+        const double rate = d.peakFor(dtype) * efficiency * (op.causal ? 2.0 : 1.0);
         out.forward = flops / rate;
         if (gradInputs > 0)
             out.backward = backwardFlops(o) / parts / rate;

@@ -2,7 +2,41 @@
 
 #include "engine/cost/fp8_gemms.h"
 
+#include <numeric>
+
 namespace shardscope {
+
+namespace {
+
+/// Per op: an attention-core op in a core (attention-core ops joined through the tensors one writes
+/// and another reads) that holds a dropout.
+std::vector<bool> coresWithDropout(const Graph& g) {
+    std::vector<std::size_t> root(g.ops().size());
+    std::iota(root.begin(), root.end(), std::size_t(0));
+    auto find = [&](std::size_t o) {
+        while (root[o] != o)
+            o = root[o] = root[root[o]];
+        return o;
+    };
+    for (std::size_t o = 0; o < g.ops().size(); ++o) {
+        const Op& op = g.ops()[o];
+        if (!op.attentionCore)
+            continue;
+        for (TensorId t : op.outputs)
+            for (OpId c : g.tensor(t).consumers)
+                if (g.op(c).attentionCore)
+                    root[find(c.index())] = find(o);
+    }
+    std::vector<bool> dropout(g.ops().size(), false), out(g.ops().size(), false);
+    for (std::size_t o = 0; o < g.ops().size(); ++o)
+        if (g.ops()[o].attentionCore && g.ops()[o].kind == OpKind::Dropout)
+            dropout[find(o)] = true;
+    for (std::size_t o = 0; o < g.ops().size(); ++o)
+        out[o] = g.ops()[o].attentionCore && dropout[find(o)];
+    return out;
+}
+
+} // namespace
 
 GraphFacts::GraphFacts(std::shared_ptr<const Graph> graph)
     : graph_(std::move(graph)), edges_(graphEdges(*graph_)), units_(recomputeUnits(*graph_)) {
@@ -27,6 +61,7 @@ GraphFacts::GraphFacts(std::shared_ptr<const Graph> graph)
                 inside = inside && g.op(c).attentionCore;
         insideCore_[o.index()] = inside;
     }
+    dropoutCore_ = coresWithDropout(g);
 }
 
 std::shared_ptr<const std::vector<bool>> GraphFacts::fp8Gemms(Precision precision) const {

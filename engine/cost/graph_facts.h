@@ -35,6 +35,9 @@ public:
     const RecomputeUnits& units() const { return units_; }
     /// Per op: an attention-core op read only by attention-core ops.
     const std::vector<bool>& insideCore() const { return insideCore_; }
+    /// Per op: an attention-core op whose core (the attention-core ops joined by their tensors) drops
+    /// out probabilities.
+    const std::vector<bool>& dropoutCore() const { return dropoutCore_; }
     /// Per op: whether it runs its GEMMs in FP8 under `precision` (fp8_gemms.h); empty under BF16.
     std::shared_ptr<const std::vector<bool>> fp8Gemms(Precision precision) const;
     /// The activations kept and recomputed under these settings (saved_activations.h).
@@ -47,6 +50,7 @@ private:
     std::vector<bool> needsGrad_;
     RecomputeUnits units_;
     std::vector<bool> insideCore_;
+    std::vector<bool> dropoutCore_;
     mutable std::mutex mutex_;
     mutable std::map<bool, std::shared_ptr<const std::vector<bool>>> fp8_;   ///< by "not BF16"
     mutable std::map<std::tuple<Recompute, AttentionKernel, Precision>, std::shared_ptr<const SavedActivations>> saved_;

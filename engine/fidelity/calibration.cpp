@@ -23,6 +23,10 @@ std::vector<Knob> knobs(const Cluster& c) {
     std::vector<Knob> k{{"device.efficiency", [](Cluster& x) -> double& { return x.device.efficiency; }, 1.0},
                         {"device.attention_efficiency",
                          [](Cluster& x) -> double& { return x.device.attentionEfficiency; }, 1.0},
+                        // Its own group ("dropout"): only runs with dropout in a fused attention kernel
+                        // depend on it.
+                        {"device.attention_dropout_efficiency",
+                         [](Cluster& x) -> double& { return x.device.attentionDropoutEfficiency; }, 1.0},
                         {"device.memory_efficiency",
                          [](Cluster& x) -> double& { return x.device.memoryEfficiency; }, 1.0},
                         // Its own group ("fp8"): only FP8 runs depend on it.
@@ -47,10 +51,10 @@ std::vector<Knob> selected(const Cluster& c, const std::vector<std::string>& fit
     if (fit.empty())
         return all;
     for (const std::string& name : fit) {
-        const bool known = name == "device" || name == "links" || name == "overlap" || name == "fp8" ||
+        const bool known = name == "device" || name == "links" || name == "overlap" || name == "fp8" || name == "dropout" ||
                            std::any_of(all.begin(), all.end(), [&](const Knob& k) { return k.name == name; });
         if (!known) {
-            std::string names = "device, links, overlap, fp8";
+            std::string names = "device, links, overlap, fp8, dropout";
             for (const Knob& k : all)
                 names += ", " + k.name;
             throw InputError("calibrate: '" + name + "' is not a parameter (" + names + ")");
@@ -60,6 +64,7 @@ std::vector<Knob> selected(const Cluster& c, const std::vector<std::string>& fit
     for (Knob& k : all) {
         const char* group = k.name == "device.overlap_slowdown" ? "overlap"
                             : k.name == "device.fp8_efficiency" ? "fp8"
+                            : k.name == "device.attention_dropout_efficiency" ? "dropout"
                             : k.name.rfind("device.", 0) == 0  ? "device"
                                                                : "links";
         if (std::find(fit.begin(), fit.end(), k.name) != fit.end() || std::find(fit.begin(), fit.end(), group) != fit.end())

@@ -43,14 +43,15 @@ struct Calibration {
 using CalibrationProgress = std::function<void(int iteration, double cost)>;
 
 /// The names of the quantities calibrate() can fit on `cluster`: "device.efficiency",
-/// "device.attention_efficiency", "device.memory_efficiency", "device.fp8_efficiency",
+/// "device.attention_efficiency", "device.attention_dropout_efficiency", "device.memory_efficiency", "device.fp8_efficiency",
 /// "device.overlap_slowdown", then per level
 /// "levels[i].efficiency", "levels[i].latency", "levels[i].base_latency".
 std::vector<std::string> calibrationParameters(const Cluster& cluster);
 
 /// Fits `start` to the runs' measured step times (RunMetric::StepSeconds), moving only the parameters
-/// `fit` names (names of calibrationParameters(); "device" for the device's efficiencies but FP8's,
-/// "fp8" for the FP8 GEMMs' efficiency, "overlap" for its overlap slowdown, "links" for every link quantity; empty: all of them) and holding the rest. Throws InputError naming a run that cannot be
+/// `fit` names (names of calibrationParameters(); "device" for the device's efficiencies but FP8's and
+/// dropout's, "fp8" for the FP8 GEMMs' efficiency, "dropout" for the attention kernel's with dropout,
+/// "overlap" for its overlap slowdown, "links" for every link quantity; empty: all of them) and holding the rest. Throws InputError naming a run that cannot be
 /// predicted or a name that is not a parameter. A stop request ends the fit after the current
 /// iteration.
 Calibration calibrate(const Cluster& start, const std::vector<MeasuredRun>& runs, const std::vector<std::string>& fit = {},

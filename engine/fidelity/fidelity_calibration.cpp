@@ -42,6 +42,7 @@ Cluster withDefaultEfficiencies(Cluster c) {
     const DeviceSpec defaults;
     c.device.efficiency = defaults.efficiency;
     c.device.attentionEfficiency = defaults.attentionEfficiency;
+    c.device.attentionDropoutEfficiency = defaults.attentionDropoutEfficiency;
     c.device.memoryEfficiency = defaults.memoryEfficiency;
     return c;
 }
@@ -54,15 +55,25 @@ Calibration presetFit() {
     return calibrate(withDefaultEfficiencies(clusterPreset("dgx-a100", 1)), runs, {"device"});
 }
 
-std::vector<Fp8Fit> fp8Fits() {
+SystemFit h100Fit() {
+    SystemFit f;
+    f.preset = "dgx-h100";
+    for (const MeasuredRun& r : inSeconds(megatronH100Family()))
+        if (Mesh::parse(r.mesh).pipelineStages() == 1)
+            f.fitted.push_back(r);
+    f.fit = calibrate(withDefaultEfficiencies(clusterPreset(f.preset, 1)), f.fitted, {"device", "dropout"});
+    return f;
+}
+
+std::vector<SystemFit> fp8Fits() {
     // Megatron-Bridge's rows (published_runs.cpp, megatronBridgeFamily): 0-1 DGX-H100 8B and 70B, 2 DGX-B200
     // 8B, 4 GB200 8B, 7 GB300 8B, all FP8 with current scaling.
     const std::vector<MeasuredRun> rows = inSeconds(megatronBridgeFamily());
     const std::vector<std::pair<std::string, std::vector<std::size_t>>> systems{
         {"dgx-h100", {0, 1}}, {"dgx-b200", {2}}, {"gb200-nvl72", {4}}, {"gb300-nvl72", {7}}};
-    std::vector<Fp8Fit> out;
+    std::vector<SystemFit> out;
     for (const auto& [preset, picked] : systems) {
-        Fp8Fit f;
+        SystemFit f;
         f.preset = preset;
         f.fitted = split(rows, picked).first;
         Cluster start = clusterPreset(preset, 1);

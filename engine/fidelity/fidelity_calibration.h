@@ -24,18 +24,25 @@ Cluster withDefaultEfficiencies(Cluster c);
 /// runs test it.
 Calibration presetFit();
 
-/// One device's FP8 GEMM efficiency fitted to Megatron-Bridge rows of its system in FP8 with current
-/// scaling (published_runs.h), from the default: the preset ships it, the system's other rows
-/// (MXFP8, other sizes) test it.
-struct Fp8Fit {
+/// A preset's efficiencies fitted to published rows of its system: the preset ships the result.
+struct SystemFit {
     std::string preset;                 ///< "dgx-h100"
     std::vector<MeasuredRun> fitted;    ///< in seconds per step
     Calibration fit;
 };
 
+/// The fit of the dgx-h100 device efficiencies (BF16 GEMMs, the fused attention kernel with and
+/// without dropout, memory) to the Megatron-LM README's H100 rows without pipelining (1.7B-32B, all
+/// with dropout), from the defaults: the dgx-h100 and dgx-h200 presets ship its result, and the
+/// README's pipelined rows (70B-314B) test it.
+SystemFit h100Fit();
+
+/// One device's FP8 GEMM efficiency fitted to Megatron-Bridge rows of its system in FP8 with current
+/// scaling (published_runs.h), from the default: the preset ships it, the system's other rows
+/// (MXFP8, other sizes) test it.
 /// The FP8 fits of dgx-h100 (Megatron-Bridge's DGX-H100 Llama 3 8B and 70B rows), dgx-b200, gb200-nvl72
 /// and gb300-nvl72 (each system's Llama 3 8B FP8 row).
-std::vector<Fp8Fit> fp8Fits();
+std::vector<SystemFit> fp8Fits();
 
 /// Runs fitted on and runs predicted with the fit, every figure in seconds per step.
 struct CrossCheck {

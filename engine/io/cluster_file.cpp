@@ -13,13 +13,18 @@ static Cluster parseClusterJsonUnguarded(const std::string& text, const std::str
     const JsonFields in(source);
     const json doc = in.parse(text);
     // Version 2 adds the device's overlap_slowdown; version 3 its fp8_efficiency, mx_scaling and fp4
-    // peak, and a level's capacity.
-    const long long version = in.checkHeader(doc, "shardscope-cluster", 3);
+    // peak, and a level's capacity; version 4 its attention_dropout_efficiency.
+    const long long version = in.checkHeader(doc, "shardscope-cluster", 4);
     in.checkKnown(doc, "", {"format", "version", "name", "device", "levels"});
     Cluster c;
     c.name = in.string(doc, "", "name");
     const json& d = in.object(doc, "", "device");
-    if (version >= 3)
+    if (version >= 4)
+        in.checkKnown(d, "device",
+                      {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "memory_efficiency", "efficiency",
+                       "attention_efficiency", "attention_dropout_efficiency", "launch_floor_s", "overlap_slowdown",
+                       "fp8_efficiency", "mx_scaling", "fp8_any_layout"});
+    else if (version == 3)
         in.checkKnown(d, "device",
                       {"name", "peak_flops", "memory_bytes", "memory_bandwidth", "memory_efficiency", "efficiency",
                        "attention_efficiency", "launch_floor_s", "overlap_slowdown", "fp8_efficiency", "mx_scaling",
@@ -58,6 +63,10 @@ static Cluster parseClusterJsonUnguarded(const std::string& text, const std::str
         c.device.fp8AnyLayout = in.boolean(d, "device", "fp8_any_layout");
     if (d.contains("attention_efficiency"))
         c.device.attentionEfficiency = in.number(d, "device", "attention_efficiency");
+    // Without its own figure, dropout inside the fused attention kernel costs nothing extra.
+    c.device.attentionDropoutEfficiency = d.contains("attention_dropout_efficiency")
+                                              ? in.number(d, "device", "attention_dropout_efficiency")
+                                              : c.device.attentionEfficiency;
     if (d.contains("launch_floor_s"))
         c.device.launchFloor = in.number(d, "device", "launch_floor_s");
     if (d.contains("overlap_slowdown"))
@@ -119,7 +128,7 @@ std::string clusterToJson(const Cluster& c) {
         levels.push_back(level);
     }
     json doc{{"format", "shardscope-cluster"},
-             {"version", 3},
+             {"version", 4},
              {"name", c.name},
              {"device",
               {{"name", c.device.name},
@@ -132,6 +141,7 @@ std::string clusterToJson(const Cluster& c) {
                {"mx_scaling", c.device.mxScaling},
                {"fp8_any_layout", c.device.fp8AnyLayout},
                {"attention_efficiency", c.device.attentionEfficiency},
+               {"attention_dropout_efficiency", c.device.attentionDropoutEfficiency},
                {"launch_floor_s", c.device.launchFloor},
                {"overlap_slowdown", c.device.overlapSlowdown}}},
              {"levels", levels}};

@@ -113,6 +113,19 @@ private slots:
         QCOMPARE(back.levels[1].baseLatency, c.levels[1].baseLatency);
         QCOMPARE(back.device.memoryEfficiency, c.device.memoryEfficiency);
         QCOMPARE(back.device.attentionEfficiency, c.device.attentionEfficiency);
+        QCOMPARE(back.device.attentionDropoutEfficiency, c.device.attentionDropoutEfficiency);
+        // A version 3 file has no attention_dropout_efficiency: dropout costs the kernel nothing extra.
+        nlohmann::json v3 = nlohmann::json::parse(clusterToJson(c));
+        v3["version"] = 3;
+        v3["device"].erase("attention_dropout_efficiency");
+        QCOMPARE(parseClusterJson(v3.dump(), "v3.cluster.json").device.attentionDropoutEfficiency, c.device.attentionEfficiency);
+        v3["device"]["attention_dropout_efficiency"] = 0.2;
+        try {
+            parseClusterJson(v3.dump(), "v3.cluster.json");
+            QFAIL("no error");
+        } catch (const InputError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("attention_dropout_efficiency")), e.what());
+        }
         std::string bad = clusterToJson(c);
         const std::string needle = "\"bandwidth\": 450000000000.0";
         bad.replace(bad.find(needle), needle.size(), "\"bandwidth\": -1");
