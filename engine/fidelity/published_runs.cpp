@@ -171,6 +171,13 @@ std::vector<std::string> qwen3_30b_a3b() {
             "ffn=768", "experts=128", "top_k=8", "vocab=151936"};
 }
 
+/// Qwen3-235B-A22B (its Hugging Face config): 94 layers, hidden 4096, 64 heads of 128 in 4 KV groups
+/// with query/key norms, 128 experts of FFN 1536, top-8, vocabulary 151936.
+std::vector<std::string> qwen3_235b_a22b() {
+    return {"layers=94", "hidden=4096", "heads=64", "kv_heads=4", "head_dim=128", "qk_norm=true",
+            "ffn=1536", "experts=128", "top_k=8", "vocab=151936"};
+}
+
 /// Llama 3.1 405B: 126 layers, hidden 16384, 128 heads in 8 KV groups, FFN 53248, vocabulary 128256.
 std::vector<std::string> llama405b() {
     return {"layers=126", "hidden=16384", "heads=128", "kv_heads=8", "ffn=53248", "vocab=128256"};
@@ -198,6 +205,7 @@ struct BridgeConfig {
     int tp = 1, pp = 1, cp = 1, vp = 1, ep = 1;
     Recompute recompute = Recompute::None;
     std::vector<int> chunkBlocks; ///< a fixed pipeline cut; empty: balanced
+    std::string release = "25.11"; ///< the NeMo container of the summary's table
 };
 
 /// A row of NVIDIA Megatron-Bridge's performance summary (docs/performance-summary.md, 25.11 container):
@@ -214,8 +222,9 @@ MeasuredRun bridgeRow(const std::string& system, const std::string& cluster, int
     MeasuredRun r;
     r.name = "Megatron-Bridge " + system + " " + label + " " + std::string(precisionName(k.precision)) + " (" +
              std::to_string(gpus) + " GPUs" + (k.fsdp ? ", FSDP" : "") + part("TP", k.tp) + part("PP", k.pp) +
-             part("CP", k.cp) + part("VP", k.vp) + part("EP", k.ep) + ")";
-    r.source = "Megatron-Bridge docs/performance-summary.md, 25.11";
+             part("CP", k.cp) + part("VP", k.vp) + part("EP", k.ep) + ")" +
+             (k.release == "25.11" ? "" : " [" + k.release + "]");
+    r.source = "Megatron-Bridge docs/performance-summary.md, " + k.release;
     r.model = k.model;
     r.sets = k.sets;
     r.sets.push_back("seq=" + std::to_string(k.seq));
@@ -326,20 +335,34 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
         k.chunkBlocks = embeddingAndLossCut(126, pp * vp);
         return k;
     };
-    // Qwen3-30B-A3B: sequence 4096, expert parallelism 8.
-    auto qwen = [](Precision p, int mbs, int pp, int vp) {
+    // The Qwen3 MoE rows: sequence 4096.
+    auto moe = [](std::vector<std::string> sets, Precision p, int gbs, int mbs, int pp, int vp, int ep) {
         BridgeConfig k;
         k.model = "moe";
-        k.sets = qwen3_30b_a3b();
+        k.sets = std::move(sets);
         k.seq = 4096;
         k.precision = p;
-        k.gbs = 512;
+        k.gbs = gbs;
         k.mbs = mbs;
         k.pp = pp;
         k.vp = vp;
-        k.ep = 8;
+        k.ep = ep;
         return k;
     };
+    // Qwen3-30B-A3B: global batch 512, expert parallelism 8.
+    auto qwen = [&](Precision p, int mbs, int pp, int vp) { return moe(qwen3_30b_a3b(), p, 512, mbs, pp, vp, 8); };
+    // Qwen3-235B-A22B with Megatron-Bridge's cut (its recipes set account_for_embedding_in_pipeline_split
+    // and account_for_loss_in_pipeline_split: 94 + 2 layers).
+    auto qwen235 = [&](Precision p, int gbs, int mbs, int pp, int vp, int ep) {
+        BridgeConfig k = moe(qwen3_235b_a22b(), p, gbs, mbs, pp, vp, ep);
+        k.chunkBlocks = embeddingAndLossCut(94, pp * vp);
+        return k;
+    };
+    auto release = [](BridgeConfig k, const char* container) {
+        k.release = container;
+        return k;
+    };
+    const auto bf16 = Precision::BF16;
     return {bridgeRow("DGX-H100", "dgx-h100", 8, "Llama 3 8B", h100_8b, 8, 14451),
             bridgeRow("DGX-H100", "dgx-h100", 8, "Llama 3 70B", h100_70b, 64, 1602),
             bridgeRow("DGX-B200", "dgx-b200", 8, "Llama 3 8B", llama(l8, fp8, 128, 2), 8, 30624),
@@ -358,7 +381,16 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
             bridgeRow("DGX-H100", "dgx-h100", 8, "Qwen3 30B-A3B", qwen(fp8, 2, 2, 24), 16, 5275),
             bridgeRow("DGX-B200", "dgx-b200", 8, "Qwen3 30B-A3B", qwen(mx, 1, 1, 1), 8, 9299),
             bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 30B-A3B", qwen(mx, 4, 1, 1), 8, 23766),
-            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Qwen3 30B-A3B", qwen(mx, 4, 1, 1), 8, 28934)};
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Qwen3 30B-A3B", qwen(mx, 4, 1, 1), 8, 28934),
+            bridgeRow("DGX-B200", "dgx-b200", 8, "Qwen3 235B-A22B", qwen235(mx, 1024, 1, 8, 2, 8), 64, 3269),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 235B-A22B", qwen235(bf16, 8192, 1, 8, 3, 32), 256, 4916),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Qwen3 235B-A22B", qwen235(bf16, 8192, 2, 4, 12, 16), 256, 6131),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 30B-A3B", release(qwen(mx, 4, 1, 1), "26.08"), 8, 39936),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Qwen3 30B-A3B", release(qwen(mx, 8, 1, 1), "26.08"), 8, 44544),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 235B-A22B",
+                      release(qwen235(mx, 8192, 1, 8, 3, 32), "26.08"), 256, 7280),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Qwen3 235B-A22B",
+                      release(qwen235(mx, 8192, 2, 4, 12, 32), "26.08"), 256, 8816)};
 }
 
 std::vector<MeasuredRun> publishedRuns() {

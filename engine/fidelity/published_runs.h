@@ -20,15 +20,18 @@ std::vector<MeasuredRun> torchtitanFamily();
 /// et al. 2022 Table 3 (175B, 530B, 1T; full recomputation and SP + selective).
 std::vector<MeasuredRun> pipelinedFamily();
 /// Megatron-Core on H100 in BF16: the Megatron-LM README's weak-scaling table, 1.7B to 314B (four rows
-/// without pipelining, four with), model TFLOP/s per GPU. Predictions only: the dgx-h100 preset is not
-/// fitted to them (README, Fidelity).
+/// without pipelining, four with), model TFLOP/s per GPU. The dgx-h100 preset's BF16 figures are
+/// fitted to the four without (fidelity_calibration.h, h100Fit); the pipelined four are predictions.
 std::vector<MeasuredRun> megatronH100Family();
-/// NVIDIA Megatron-Bridge's performance summary (25.11): the dense Llama 3 rows in FP8 (current scaling)
-/// and MXFP8 on DGX-H100, DGX-B200, GB200 NVL72 and GB300 NVL72, and Qwen3-30B-A3B with expert
-/// parallelism 8, tokens per second per GPU. The systems' FP8 GEMM efficiencies are fitted to their
-/// Llama 3 FP8 rows (fidelity_calibration.h, fp8Fits); the rest (Llama 3.1 405B with Megatron-Bridge's
-/// cut, which counts the embedding and the loss as layers, among them) are predictions. Not here yet:
-/// DeepSeek-V3 and Qwen3-235B (uneven virtual stages), GPT OSS (no gpt_oss family).
+/// NVIDIA Megatron-Bridge's performance summary (25.11 container): the dense Llama 3 rows in FP8
+/// (current scaling) and MXFP8 on DGX-H100, DGX-B200, GB200 NVL72 and GB300 NVL72, Qwen3-30B-A3B with
+/// expert parallelism 8 and Qwen3-235B-A22B, tokens per second per GPU; then the same summary's rows of
+/// the 26.08 container for both Qwen3 models on GB200 and GB300 (named "[26.08]"). The systems' FP8
+/// GEMM efficiencies are fitted to their Llama 3 FP8 rows (fidelity_calibration.h, fp8Fits); the rest
+/// (Llama 3.1 405B and Qwen3-235B with Megatron-Bridge's cut, which counts the embedding and the loss as
+/// layers, among them) are predictions. Not here: DeepSeek-V3 (its layout is not an even cut), the
+/// H100 Qwen3-235B row (expert parallelism 32 over 16 data-parallel ranks and TP 2, which an expert
+/// axis inside data parallelism cannot hold), GPT OSS (no gpt_oss family).
 std::vector<MeasuredRun> megatronBridgeFamily();
 /// The A100 families the dgx-a100 preset is judged on: Megatron's, torchtitan's, the pipelined runs.
 std::vector<MeasuredRun> publishedRuns();
