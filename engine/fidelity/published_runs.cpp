@@ -358,6 +358,21 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
         k.chunkBlocks = embeddingAndLossCut(94, pp * vp);
         return k;
     };
+    // DeepSeek-V3 without multi-token prediction, from its config.json: 3 dense layers, then 58 MoE
+    // layers (256 experts of FFN 2048, top-8, one shared expert). Megatron-Bridge's layout for PP 4 x
+    // VP 4 (recipes/deepseek/deepseek_v3.py, _get_deepseek_v3_pipeline_layout): the embedding and 4
+    // decoder layers, 14 chunks of 4, then 1 and the loss; in repeated MoE blocks, 1 (the dense
+    // layers ride with the first chunk), 14 x 4, 1.
+    BridgeConfig deepseek;
+    deepseek.model = SHARDSCOPE_SAMPLES_DIR "/models/hf-deepseek-v3/config.json";
+    deepseek.seq = 4096;
+    deepseek.precision = Precision::BF16;
+    deepseek.gbs = 4096;
+    deepseek.pp = 4;
+    deepseek.vp = 4;
+    deepseek.ep = 64;
+    deepseek.chunkBlocks.assign(16, 4);
+    deepseek.chunkBlocks.front() = deepseek.chunkBlocks.back() = 1;
     auto release = [](BridgeConfig k, const char* container) {
         k.release = container;
         return k;
@@ -385,6 +400,7 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
             bridgeRow("DGX-B200", "dgx-b200", 8, "Qwen3 235B-A22B", qwen235(mx, 1024, 1, 8, 2, 8), 64, 3269),
             bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 235B-A22B", qwen235(bf16, 8192, 1, 8, 3, 32), 256, 4916),
             bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Qwen3 235B-A22B", qwen235(bf16, 8192, 2, 4, 12, 16), 256, 6131),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "DeepSeek-V3 (no MTP)", deepseek, 256, 3139),
             bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 30B-A3B", release(qwen(mx, 4, 1, 1), "26.08"), 8, 39936),
             bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Qwen3 30B-A3B", release(qwen(mx, 8, 1, 1), "26.08"), 8, 44544),
             bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 235B-A22B",
