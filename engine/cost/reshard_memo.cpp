@@ -1,19 +1,6 @@
 #include "engine/cost/reshard_memo.h"
 
-#include <algorithm>
-#include <bit>
-
 namespace shardscope {
-
-namespace {
-
-std::uint64_t hashOf(double bytes, std::uint64_t from, std::uint64_t to) {
-    std::uint64_t h = std::bit_cast<std::uint64_t>(bytes) * 0x9e3779b97f4a7c15ULL;
-    h ^= std::rotl(from * 0xc2b2ae3d27d4eb4fULL, 21) ^ std::rotl(to * 0x165667b19e3779f9ULL, 43);
-    return h ^ (h >> 29);
-}
-
-} // namespace
 
 std::optional<std::uint64_t> ReshardMemo::word(const TensorSharding& t) {
     // [rank | partial | d5 .. d0], one byte each.
@@ -28,23 +15,8 @@ std::optional<std::uint64_t> ReshardMemo::word(const TensorSharding& t) {
     return word;
 }
 
-ReshardMemo::Slot& ReshardMemo::slotOf(const Key& key) {
-    if (2 * (used_ + 1) > slots_.size()) {
-        std::vector<Slot> old = std::move(slots_);
-        slots_.assign(std::max<std::size_t>(1024, 2 * old.size()), Slot{});
-        used_ = 0;
-        for (const Slot& s : old)
-            if (s.used) {
-                slotOf(s.key) = s;
-                ++used_;
-            }
-    }
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = hashOf(key.bytes, key.from, key.to) & mask;; i = (i + 1) & mask)
-        if (!slots_[i].used || slots_[i].key == key) {
-            slots_[i].key = key;
-            return slots_[i];
-        }
+int ReshardMemo::id(std::uint64_t word) {
+    return ids_.try_emplace(word, static_cast<int>(ids_.size())).first->second;
 }
 
 } // namespace shardscope

@@ -89,7 +89,7 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
             e->perOp[o.index()].op = o;
             continue;
         }
-        const OpCost c = model.opCost(o, plan.ops[o.index()].strategy);
+        OpCost c = model.opCost(o, plan.ops[o.index()].strategy);
         OpReport& r = e->perOp[o.index()];
         r.op = o;
         if (full)
@@ -103,7 +103,7 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
         r.slowdownTime = c.slowdownTime();
         r.activationWorkspace = c.activationWorkspace;
         r.optimizerTime = c.optimizer;
-        r.collectives = c.collectives;
+        r.collectives = std::move(c.collectives);
         r.memory = c.memory;
         r.transient = c.transient;
         r.prefetchRoom = c.prefetchRoom;
@@ -116,12 +116,13 @@ std::shared_ptr<const Evaluation> evaluate(const CostModel& model, const Plan& p
             continue;
         const bool repeats = twin(edge.to) != edge.to;
         const EdgeKey key{twin(edge.from).index(), twin(edge.to).index(), edge.fromSlot, edge.toInput, edge.parameterShare};
-        const auto known = repeats ? repeated.find(key) : repeated.end();
-        const EdgeCost c = known != repeated.end()
-                               ? known->second
-                               : model.edgeCost(edge, plan.ops[edge.from.index()].strategy, plan.ops[edge.to.index()].strategy);
+        auto known = repeats ? repeated.find(key) : repeated.end();
+        EdgeCost priced;
+        if (known == repeated.end())
+            priced = model.edgeCost(edge, plan.ops[edge.from.index()].strategy, plan.ops[edge.to.index()].strategy);
         if (repeats && known == repeated.end())
-            repeated.emplace(key, c);
+            known = repeated.emplace(key, priced).first;
+        const EdgeCost& c = known != repeated.end() ? known->second : priced;
         OpReport& r = e->perOp[edge.to.index()];
         r.collectives.insert(r.collectives.end(), c.collectives.begin(), c.collectives.end());
         if (!full)

@@ -416,20 +416,23 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
         // same reshardings of the same size.
         const double bytes = model_->graph().tensor(e.tensor).bytes();
         const bool gradient = model_->needsGradient(e.tensor);
-        auto words = [](const auto& ends, auto part) {
-            std::vector<std::optional<std::uint64_t>> out;
-            for (const auto& end : ends)
-                out.push_back(ReshardMemo::word(end.*part));
+        // Each end's sharding by its memo number (-1: too wide to pack, priced every time).
+        auto ids = [&](const auto& ends, auto part) {
+            std::vector<int> out;
+            for (const auto& end : ends) {
+                const auto w = ReshardMemo::word(end.*part);
+                out.push_back(w ? cache.reshardings.id(*w) : -1);
+            }
             return out;
         };
-        const auto fromValue = words(from.ends, &CostModel::ProducerEnd::value);
-        const auto fromGradient = words(from.ends, &CostModel::ProducerEnd::gradient);
-        const auto toValue = words(to.ends, &CostModel::ConsumerEnd::value);
-        const auto toGradient = words(to.ends, &CostModel::ConsumerEnd::gradient);
-        auto time = [&](const std::optional<std::uint64_t>& a, const std::optional<std::uint64_t>& b,
-                        const TensorSharding& sa, const TensorSharding& sb) {
+        const auto fromValue = ids(from.ends, &CostModel::ProducerEnd::value);
+        const auto fromGradient = ids(from.ends, &CostModel::ProducerEnd::gradient);
+        const auto toValue = ids(to.ends, &CostModel::ConsumerEnd::value);
+        const auto toGradient = ids(to.ends, &CostModel::ConsumerEnd::gradient);
+        ReshardMemo::Sized& sized = cache.reshardings.sized(bytes);
+        auto time = [&](int a, int b, const TensorSharding& sa, const TensorSharding& sb) {
             auto price = [&] { return model_->reshardTime(sa, sb, bytes); };
-            return a && b ? cache.reshardings.time(bytes, *a, *b, price) : price();
+            return a >= 0 && b >= 0 ? sized.time(a, b, price) : price();
         };
         distinct.resize(from.ends.size() * to.ends.size());
         for (std::size_t i = 0; i < from.ends.size(); ++i)

@@ -606,21 +606,38 @@ private slots:
             for (std::size_t j = 0; j < all.size(); ++j)
                 QCOMPARE(*ReshardMemo::word(all[i]) == *ReshardMemo::word(all[j]), i == j);
         QVERIFY(!ReshardMemo::word(TensorSharding{std::vector<AxisSet>(7, 0), 0}));
-        // 3000 distinct reshardings (past the table's first growth), each asked for three times: each
-        // is priced once and answers what its first pricing said.
+        // The same word gets the same number, another word another one.
         ReshardMemo memo;
+        std::vector<int> ids;
+        for (const TensorSharding& t : all)
+            ids.push_back(memo.id(*ReshardMemo::word(t)));
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            QCOMPARE(memo.id(*ReshardMemo::word(all[i])), ids[i]);
+            for (std::size_t j = 0; j < i; ++j)
+                QVERIFY(ids[i] != ids[j]);
+        }
+        // 3000 distinct reshardings (1000 sizes, three sources, the rows growing as they come), each
+        // asked for three times and in both directions: each is priced once and answers what its
+        // first pricing said; the reverse resharding is its own entry.
         int priced = 0;
         for (int round = 0; round < 3; ++round)
             for (int k = 0; k < 3000; ++k) {
                 const double bytes = 1024.0 * (1 + k % 1000);
-                const std::uint64_t from = *ReshardMemo::word(all[std::size_t(k / 1000)]), to = *ReshardMemo::word(d);
-                const ReshardTime got = memo.time(bytes, from, to, [&] {
+                ReshardMemo::Sized& sized = memo.sized(bytes);
+                const int from = ids[std::size_t(k / 1000)], to = ids[3];
+                const ReshardTime expected{bytes + 1e9 * double(k / 1000), bytes};
+                const ReshardTime got = sized.time(from, to, [&] {
                     ++priced;
-                    return ReshardTime{bytes + 1e9 * double(k / 1000), bytes};
+                    return expected;
                 });
-                QCOMPARE(got, (ReshardTime{bytes + 1e9 * double(k / 1000), bytes}));
+                QCOMPARE(got, expected);
+                const ReshardTime back = sized.time(to, from, [&] {
+                    ++priced;
+                    return ReshardTime{-expected.seconds, 0};
+                });
+                QCOMPARE(back, (ReshardTime{-expected.seconds, 0}));
             }
-        QCOMPARE(priced, 3000);
+        QCOMPARE(priced, 6000);
     }
 };
 
