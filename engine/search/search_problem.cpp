@@ -324,14 +324,7 @@ void SearchProblem::buildEdges(std::stop_token stop) {
         for (std::vector<double>* v : {&forward, &sum.backward})
             if (v->empty())
                 v->assign(ka * kb, 0.0);
-        const auto [f, g] = edgeTables(e, cache);
-        const std::size_t ku = std::size_t(choices(u)), kw = std::size_t(choices(w));
-        for (std::size_t x = 0; x < ku; ++x)
-            for (std::size_t y = 0; y < kw; ++y) {
-                const std::size_t at = u == a ? x * kb + y : y * kb + x;
-                forward[at] += f[x * kw + y];
-                sum.backward[at] += g[x * kw + y];
-            }
+        addEdgeTables(e, cache, forward, sum.backward);
     }
     auto own = [](std::vector<double>& v) {
         return v.empty() ? nullptr : std::make_shared<const std::vector<double>>(std::move(v));
@@ -400,7 +393,8 @@ void SearchProblem::combineParts() {
     hasEdges_ = true;
 }
 
-std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(const Edge& e, EdgeCache& cache) const {
+void SearchProblem::addEdgeTables(const Edge& e, EdgeCache& cache, std::vector<double>& forward,
+                                  std::vector<double>& backward) const {
     const auto& cu = candidates(e.from.value);
     const auto& cw = candidates(e.to.value);
     const EndGroups<CostModel::ProducerEnd> from(cu, [&](const OpStrategy& s) { return model_->producerEnd(e, s); });
@@ -445,15 +439,18 @@ std::pair<std::vector<double>, std::vector<double>> SearchProblem::edgeTables(co
                     model_->edgeParts(keeps, forward, back, CostModel::windows(from.ends[i], to.ends[j]));
             }
     }
-    std::vector<double> forward(cu.size() * cw.size()), backward(cu.size() * cw.size());
-    for (std::size_t i = 0; i < cu.size(); ++i)
+    // Producer candidate i, consumer candidate j: the pair's row is the lower-numbered op's.
+    const bool producerFirst = e.from.value <= e.to.value;
+    const std::size_t rowStride = producerFirst ? cw.size() : 1, columnStride = producerFirst ? 1 : cu.size();
+    for (std::size_t i = 0; i < cu.size(); ++i) {
+        const CostModel::EdgeTimes* row = &distinct[std::size_t(from.groupOf[i]) * to.ends.size()];
         for (std::size_t j = 0; j < cw.size(); ++j) {
-            const CostModel::EdgeTimes& t =
-                distinct[std::size_t(from.groupOf[i]) * to.ends.size() + std::size_t(to.groupOf[j])];
-            forward[i * cw.size() + j] = t.forward;
-            backward[i * cw.size() + j] = t.backward;
+            const CostModel::EdgeTimes& t = row[std::size_t(to.groupOf[j])];
+            const std::size_t at = i * rowStride + j * columnStride;
+            forward[at] += t.forward;
+            backward[at] += t.backward;
         }
-    return {std::move(forward), std::move(backward)};
+    }
 }
 
 double SearchProblem::objective(const std::vector<int>& choice, double lambda) const {

@@ -159,8 +159,9 @@ private:
         std::map<EdgeKey, std::vector<CostModel::EdgeTimes>> byKey;
         ReshardMemo reshardings;
     };
-    /// Edge `e`'s forward and backward tables [producer candidate][consumer candidate].
-    std::pair<std::vector<double>, std::vector<double>> edgeTables(const Edge& e, EdgeCache& cache) const;
+    /// Adds edge `e`'s forward and backward times into tables of its op pair (a, b), a < b, laid out
+    /// [candidate of a][candidate of b].
+    void addEdgeTables(const Edge& e, EdgeCache& cache, std::vector<double>& forward, std::vector<double>& backward) const;
     /// pairs_ from parts_, weighing the forward parts by this model's recomputation.
     void combineParts();
 
