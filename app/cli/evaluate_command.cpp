@@ -46,7 +46,7 @@ void printEvaluationTable(const Evaluation& e, const Graph& graph, const Cluster
         << formatCount(e.flopsPerStep) << "FLOP per step)\n";
     out << "cluster    " << cluster.name << ", " << e.devices << " x " << cluster.device.name << "\n";
     out << "mesh       " << e.mesh.toString() << "   strategy " << e.planName << "   precision "
-        << precisionName(settings.precision) << "\n\n";
+        << precisionName(settings.precision) << "   loss " << lossName(settings.loss) << "\n\n";
     if (simulatedStep)
         out << "step time  " << formatSeconds(*simulatedStep) << " simulated\n";
     out << (simulatedStep ? "estimate   " : "step time  ") << formatSeconds(e.stepTime)
