@@ -244,10 +244,10 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
         // One kernel in on-chip memory: its FLOPs at the attention efficiency, no HBM traffic for the
         // s x s tensors (FlashAttention-2's backward, 2.5x the forward, is the two contractions'
         // dX and dW plus the scores' recomputation, recomputesCompute()). Under a causal mask it skips
-        // the blocks above the diagonal: half the FLOPs.
+        // the blocks above the diagonal, half the FLOPs; under a sliding window all but its band.
         const DeviceSpec& d = cluster_->device;
         const double efficiency = facts_->dropoutCore()[o.index()] ? d.attentionDropoutEfficiency : d.attentionEfficiency;
-        const double rate = d.peakFor(dtype) * efficiency * (op.causal ? 2.0 : 1.0);
+        const double rate = d.peakFor(dtype) * efficiency / op.attendedShare();
         out.forward = flops / rate;
         if (gradInputs > 0)
             out.backward = backwardFlops(o) / parts / rate;

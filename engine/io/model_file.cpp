@@ -79,7 +79,7 @@ static Graph parseModelDocumentUnguarded(const json& doc, const std::string& sou
         const std::string name = in.string(o, "ops[" + std::to_string(i) + "]", "name");
         const std::string path = "ops[" + std::to_string(i) + "] '" + name + "'";
         in.checkKnown(o, path, {"name", "kind", "inputs", "outputs", "rule", "block", "flops", "hints", "attention_core",
-                                        "causal"});
+                                        "causal", "window"});
         Op op;
         op.name = name;
         const std::string kind = in.string(o, path, "kind");
@@ -111,6 +111,12 @@ static Graph parseModelDocumentUnguarded(const json& doc, const std::string& sou
             if (!o.at("causal").is_boolean())
                 in.fail(path + ".causal", "must be true or false");
             op.causal = o.at("causal").get<bool>();
+        }
+        if (o.contains("window")) {
+            const long long w = in.integer(o, path, "window");
+            if (w < 0)
+                in.fail(path + ".window", "must be a key count, 0 for every key");
+            op.window = w;
         }
         if (o.contains("hints")) {
             const json& h = in.object(o, path, "hints");
@@ -166,6 +172,8 @@ std::string modelToJson(const Graph& g) {
             o["attention_core"] = true;
         if (op.causal)
             o["causal"] = true;
+        if (op.window > 0)
+            o["window"] = op.window;
         json h = json::object();
         if (!op.hints.batch.empty())
             h["batch"] = op.hints.batch;

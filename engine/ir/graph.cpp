@@ -85,6 +85,10 @@ void Graph::finalize() {
         checkHint(op.hints.tensor, "tensor");
         checkHint(op.hints.sequence, "sequence");
         checkHint(op.hints.expert, "expert");
+        if (op.window < 0)
+            throw InputError(where + ": field 'window' is negative");
+        if (op.window > 0 && !(op.attentionCore && op.rule.findFactor("t") >= 0))
+            throw InputError(where + ": field 'window' needs an attention-core op whose keys are factor 't'");
     }
     for (const Tensor& t : tensors_)
         if (t.role == TensorRole::Activation && !t.producer.valid())
@@ -141,6 +145,16 @@ double Graph::parameterCount() const {
         if (t.role == TensorRole::Parameter)
             n += t.elements();
     return n;
+}
+
+double Op::attendedShare() const {
+    const int keys = window > 0 ? rule.findFactor("t") : -1;
+    if (keys >= 0 && window < rule.factors[std::size_t(keys)].size) {
+        // Query i sees min(i + 1, W) keys: W t - W (W - 1) / 2 products of t x t.
+        const double w = double(window), t = double(rule.factors[std::size_t(keys)].size);
+        return (w * t - w * (w - 1) / 2) / (t * t);
+    }
+    return causal ? 0.5 : 1.0;
 }
 
 double Graph::forwardFlops(OpId o) const {

@@ -63,6 +63,14 @@ struct Op {
     /// An attention-core contraction under a causal mask (decoder LMs): a fused kernel computes only
     /// the blocks on and below the diagonal, half its s x t FLOPs; unfused ones compute all and mask.
     bool causal = false;
+    /// Sliding-window attention: each query attends only its `window` most recent keys, itself
+    /// included (a band under the causal diagonal), on an attention-core op whose keys are factor
+    /// "t"; 0 = every key. A fused kernel computes only the band; unfused ones compute all and mask.
+    std::int64_t window = 0;
+
+    /// The share of the op's query x key products a fused attention kernel computes: the sliding
+    /// window's band when the window is shorter than the keys, half under a causal mask, else all.
+    double attendedShare() const;
 };
 
 /// Ops and tensors, validated and topologically ordered by finalize().

@@ -20,6 +20,7 @@ std::size_t fingerprint(const Graph& g, OpId o, int pos, const std::vector<int>&
     std::size_t h = std::size_t(op.kind);
     mix(h, op.attentionCore);
     mix(h, op.causal);
+    mix(h, std::size_t(op.window));
     for (const Factor& f : op.rule.factors) {
         mix(h, std::size_t(f.size));
         mix(h, std::size_t(f.type));

@@ -75,6 +75,12 @@ private slots:
             mlpDoc(R"j({"name":"fc","kind":"matmul","inputs":["x","v"],"outputs":["y"],"rule":"([b,h],[h,f])->([b,f])"})j"),
             {QStringLiteral("unknown tensor 'v'")});
         row("unknown field", mlpDoc(kFc, R"("author":"me",)"), {QStringLiteral("field 'author': unknown field")});
+        row("window outside an attention core",
+            mlpDoc(R"j({"name":"fc","kind":"matmul","inputs":["x","w"],"outputs":["y"],"rule":"([b,h],[h,f])->([b,f])","window":8})j"),
+            {QStringLiteral("op 'fc'"), QStringLiteral("field 'window' needs an attention-core op")});
+        row("negative window",
+            mlpDoc(R"j({"name":"fc","kind":"matmul","inputs":["x","w"],"outputs":["y"],"rule":"([b,h],[h,f])->([b,f])","window":-1})j"),
+            {QStringLiteral("'fc'.window"), QStringLiteral("must be a key count")});
         row("unknown version", R"({"format":"shardscope-model","version":7,"tensors":[],"ops":[]})",
             {QStringLiteral("unsupported version 7")});
         row("wrong format", R"({"format":"shardscope-plan","version":1})", {QStringLiteral("field 'format'")});
@@ -90,11 +96,16 @@ private slots:
             QVERIFY2(e.contains(part), qPrintable(e));
     }
     void presetModelRoundTrips() {
-        const Graph g = loadModel(ModelRequest{"moe", {"layers=1"}, std::nullopt}, 1);
+        // Sliding-window layers and attention sinks travel too.
+        const Graph g = loadModel(ModelRequest{"moe", {"layers=2", "sliding_window=64", "full_every=2", "attention_sinks=true"},
+                                               std::nullopt},
+                                  1);
+        QCOMPARE(g.op(*g.findOp("layers.0.attn.context")).window, std::int64_t(64));
         const Graph back = parseModelJson(modelToJson(g), "moe.model.json");
         QCOMPARE(back.ops().size(), g.ops().size());
         QCOMPARE(back.parameterCount(), g.parameterCount());
         QCOMPARE(modelToJson(back), modelToJson(g));
+        QCOMPARE(back.op(*back.findOp("layers.0.attn.context")).window, std::int64_t(64));
         // Same evaluation from the re-read graph.
         const Cluster c = clusterPreset("dgx-a100", 1);
         const Mesh m = Mesh::parse("data=4,model=2");
