@@ -35,7 +35,9 @@ Graph buildTransformer(const ModelParams& params, int microBatch, const std::str
     for (int i = 0; i < p.layers; ++i) {
         const std::string l = "layers." + std::to_string(i);
         const TensorId n1 = norm(gb, x, l + ".norm1", l, d, a.layerNorm);
-        TensorId attn = a.latentAttention() ? latentAttention(gb, n1, l + ".attn", d) : attention(gb, n1, l + ".attn", d);
+        const I window = a.windowOf(i, p.seq);
+        TensorId attn = a.latentAttention() ? latentAttention(gb, n1, l + ".attn", d, window)
+                                            : attention(gb, n1, l + ".attn", d, window);
         if (a.postNorms)
             attn = norm(gb, attn, l + ".attn.post_norm", l + ".attn", d, a.layerNorm);
         const TensorId x1 = residual(gb, x, hiddenDropout(gb, attn, l + ".attn.dropout", l + ".attn", d), l + ".add1", l, d);

@@ -44,9 +44,18 @@ void visitSwitches(TransformerArch& a, Visit&& visit) {
     visit("kv_lora_rank", a.kvLoraRank);
     visit("rope_dim", a.ropeDim);
     visit("v_head_dim", a.vHeadDim);
+    visit("sliding_window", a.slidingWindow);
+    visit("full_every", a.fullEvery);
+    visit("attention_sinks", a.attentionSinks);
+    visit("expert_bias", a.expertBias);
 }
 
 } // namespace
+
+int TransformerArch::windowOf(int layer, int seq) const {
+    const bool full = fullEvery > 0 && (layer + 1) % fullEvery == 0;
+    return slidingWindow > 0 && slidingWindow < seq && !full ? slidingWindow : 0;
+}
 
 bool TransformerArch::set(const std::string& key, const std::string& value) {
     bool found = false;

@@ -1,7 +1,8 @@
 #pragma once
 // The architecture switches of the llama and moe builders that tell the Hugging Face families apart
-// (Qwen, Gemma, Phi-3, GPT-NeoX, StarCoder2, DeepSeek): head size, biases, norms, MLP kind,
-// residual wiring, shared experts, leading dense layers and multi-head latent attention. Defaults are
+// (Qwen, Gemma, Phi-3, GPT-NeoX, StarCoder2, DeepSeek, GPT OSS): head size, biases, norms, MLP kind,
+// residual wiring, sliding-window layers, attention sinks, shared experts, expert biases, leading
+// dense layers and multi-head latent attention. Defaults are
 // Llama's; each is settable as --set key=value.
 
 #include <string>
@@ -28,9 +29,16 @@ struct TransformerArch {
     int kvLoraRank = 0;            ///< kv_lora_rank: latent attention's key-value compression; 0 = ordinary attention
     int ropeDim = 0;               ///< rope_dim: latent attention's rotary part of each query/key head
     int vHeadDim = 0;              ///< v_head_dim: latent attention's value head size; 0 = head size
+    int slidingWindow = 0;         ///< sliding_window: keys a sliding-window layer's queries see; 0 = none
+    int fullEvery = 0;             ///< full_every: every n-th layer (n - 1, 2n - 1, ...) attends fully; 0 = none does
+    bool attentionSinks = false;   ///< attention_sinks: a learned per-head logit joins each softmax (GPT OSS)
+    bool expertBias = false;       ///< expert_bias: the router and the experts' linear layers have biases (GPT OSS)
 
     /// True when the attention is DeepSeek's multi-head latent attention.
     bool latentAttention() const { return kvLoraRank > 0; }
+    /// The sliding window of layer `layer` in a model of sequence `seq`: 0 when it attends every key
+    /// (no window, a full-attention layer, or a window no shorter than the sequence).
+    int windowOf(int layer, int seq) const;
     /// Sets `key` from `value`; false when `key` is not an architecture switch. Throws InputError for
     /// a bad value.
     bool set(const std::string& key, const std::string& value);

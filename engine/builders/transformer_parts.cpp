@@ -66,33 +66,43 @@ std::string withBias(GraphBuilder& gb, bool bias, const std::string& name, const
     return inputs + ",[" + biasDims + "]";
 }
 
-void markAttentionCore(GraphBuilder& gb, TensorId t, bool causal) {
-    gb.producerOf(t).attentionCore = true;
-    gb.producerOf(t).causal = causal;
+void markAttentionCore(GraphBuilder& gb, TensorId t, bool causal, I window) {
+    Op& op = gb.producerOf(t);
+    op.attentionCore = true;
+    op.causal = causal;
+    op.window = window;
 }
 
 /// Scores, softmax (and dropout), context of one attention: `q` [b,s,n..,e], `k` [b,t,n..,e] and
-/// `v` [b,t,n..,c] by the rules given (head factors and sizes as the caller lays them out).
-TensorId attentionCore(GraphBuilder& gb, const std::string& p, const Dims& d, TensorId q, TensorId k, TensorId v,
-                       const std::string& scoresRule, const std::string& probsDims, std::vector<I> probsShape,
-                       const std::string& contextRule, std::vector<I> contextShape, const char* heads) {
+/// `v` [b,t,n..,c] by the rules given (head factors and sizes as the caller lays them out); each query
+/// sees its `window` most recent keys (0: all). With attention sinks the softmax reads a learned logit
+/// per head, `sinkDims` of the probabilities' factors.
+TensorId attentionCore(GraphBuilder& gb, const std::string& p, const Dims& d, I window, TensorId q, TensorId k,
+                       TensorId v, const std::string& scoresRule, const std::string& probsDims, std::vector<I> probsShape,
+                       const std::string& contextRule, std::vector<I> contextShape, const char* heads,
+                       const std::string& sinkDims = "", std::vector<I> sinkShape = {}) {
     const TensorId scores = gb.op(p + ".scores", OpKind::MatMul, scoresRule, {q, k}, probsShape, p, hints("b", heads));
     const std::string probs = "([" + probsDims + "])->([" + probsDims + "])";
-    TensorId pr = gb.op(p + ".softmax", OpKind::Softmax, probs + " {t:local}", {scores}, probsShape, p, hints("b", heads));
-    markAttentionCore(gb, pr, false);
+    TensorId pr;
+    if (d.arch.attentionSinks && !sinkDims.empty())
+        pr = gb.op(p + ".softmax", OpKind::Softmax, "([" + probsDims + "],[" + sinkDims + "])->([" + probsDims + "]) {t:local}",
+                   {scores, gb.param(p + ".sinks", std::move(sinkShape))}, probsShape, p, hints("b", heads));
+    else
+        pr = gb.op(p + ".softmax", OpKind::Softmax, probs + " {t:local}", {scores}, probsShape, p, hints("b", heads));
+    markAttentionCore(gb, pr, false, window);
     if (d.dropout) {
         pr = gb.op(p + ".dropout_probs", OpKind::Dropout, probs, {pr}, probsShape, p, hints("b", heads));
-        markAttentionCore(gb, pr, false);
+        markAttentionCore(gb, pr, false, window);
     }
     const TensorId ctx = gb.op(p + ".context", OpKind::MatMul, contextRule, {pr, v}, contextShape, p, hints("b", heads));
-    markAttentionCore(gb, scores, true);
-    markAttentionCore(gb, ctx, true);
+    markAttentionCore(gb, scores, true, window);
+    markAttentionCore(gb, ctx, true, window);
     return ctx;
 }
 
 } // namespace
 
-TensorId attention(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d) {
+TensorId attention(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d, I window) {
     const TransformerArch& a = d.arch;
     const I j = d.r + 2;
     std::vector<TensorId> in{x, gb.param(p + ".qkv.weight", {d.h, d.g, j, d.d})};
@@ -112,15 +122,15 @@ TensorId attention(GraphBuilder& gb, TensorId x, const std::string& p, const Dim
         k = gb.op(p + ".k_norm", OpKind::RmsNorm, "([b,s,g,d],[d])->([b,s,g,d]) {d:local}",
                   {k, gb.param(p + ".k_norm.weight", {d.d})}, {d.b, d.s, d.g, d.d}, p, hints("b", "g"));
     }
-    const TensorId ctx = attentionCore(gb, p, d, q, k, v, "([b,s,g,r,d],[b,t,g,d])->([b,g,r,s,t])", "b,g,r,s,t",
+    const TensorId ctx = attentionCore(gb, p, d, window, q, k, v, "([b,s,g,r,d],[b,t,g,d])->([b,g,r,s,t])", "b,g,r,s,t",
                                        {d.b, d.g, d.r, d.s, d.s}, "([b,g,r,s,t],[b,t,g,d])->([b,s,g,r,d])",
-                                       {d.b, d.s, d.g, d.r, d.d}, "g");
+                                       {d.b, d.s, d.g, d.r, d.d}, "g", "g,r", {d.g, d.r});
     std::vector<TensorId> out{ctx, gb.param(p + ".proj.weight", {d.g, d.r, d.d, d.h})};
     const std::string projIn = withBias(gb, a.linearBias, p + ".proj", "[b,s,g,r,d],[g,r,d,h]", "h", {d.h}, out);
     return gb.op(p + ".proj", OpKind::MatMul, "(" + projIn + ")->([b,s,h])", out, {d.b, d.s, d.h}, p, hints("b", "g"));
 }
 
-TensorId latentAttention(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d) {
+TensorId latentAttention(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d, I window) {
     const TransformerArch& a = d.arch;
     const I nope = d.d, rope = a.ropeDim, qk = nope + rope, vd = a.vHeadDim > 0 ? a.vHeadDim : d.d;
     const I latent = a.kvLoraRank;
@@ -157,8 +167,9 @@ TensorId latentAttention(GraphBuilder& gb, TensorId x, const std::string& p, con
                              {d.b, d.s, d.n, vd}, p, hints("b", "n"));
     const TensorId k = gb.op(p + ".k", OpKind::Concat, "([b,s,n,q],[b,s,p])->([b,s,n,e]) {q:fixed,p:fixed,e:fixed}",
                              {kNope, kRope}, {d.b, d.s, d.n, qk}, p, hints("b", "n"));
-    const TensorId ctx = attentionCore(gb, p, d, q, k, v, "([b,s,n,e],[b,t,n,e])->([b,n,s,t])", "b,n,s,t",
-                                       {d.b, d.n, d.s, d.s}, "([b,n,s,t],[b,t,n,c])->([b,s,n,c])", {d.b, d.s, d.n, vd}, "n");
+    const TensorId ctx = attentionCore(gb, p, d, window, q, k, v, "([b,s,n,e],[b,t,n,e])->([b,n,s,t])", "b,n,s,t",
+                                       {d.b, d.n, d.s, d.s}, "([b,n,s,t],[b,t,n,c])->([b,s,n,c])", {d.b, d.s, d.n, vd}, "n",
+                                       "n", {d.n});
     return gb.op(p + ".proj", OpKind::MatMul, "([b,s,n,c],[n,c,h])->([b,s,h])", {ctx, gb.param(p + ".proj.weight", {d.n, vd, d.h})},
                  {d.b, d.s, d.h}, p, hints("b", "n"));
 }
@@ -241,21 +252,26 @@ TensorId moeFfn(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& 
     const std::string fixedText = fixedM.empty() ? "" : " {" + fixedM + "}";
     const TensorId t = gb.op(p + ".tokens", OpKind::Reshape, "([b,s,h])->([(b,s),h])", {x}, {tokens, d.h}, p,
                              hints("b", "", "s"));
-    const TensorId logits = gb.op(p + ".router", OpKind::MatMul, "([t,h],[h,e])->([t,e])",
-                                  {t, gb.param(p + ".router.weight", {d.h, d.e})}, {tokens, d.e}, p, hints("t", ""));
+    const bool bias = d.arch.expertBias;
+    std::vector<TensorId> routerIn{t, gb.param(p + ".router.weight", {d.h, d.e})};
+    const std::string router = withBias(gb, bias, p + ".router", "[t,h],[h,e]", "e", {d.e}, routerIn);
+    const TensorId logits = gb.op(p + ".router", OpKind::MatMul, "(" + router + ")->([t,e])", routerIn, {tokens, d.e}, p,
+                                  hints("t", ""));
     const TensorId gate = gb.op(p + ".gate", OpKind::Softmax, "([t,e])->([t,e]) {e:local}", {logits}, {tokens, d.e}, p,
                                 hints("t", ""));
     const TensorId routed = gb.op(p + ".dispatch", OpKind::Dispatch,
                                   "([" + tok + ",h],[" + tok + ",e])->([e," + slots + ",h])" + fixedText, {t, gate},
                                   {d.e, capacity, d.h}, p, hints("c", "", "", "e"));
-    const TensorId h1 = gb.op(p + ".experts.gate_up", OpKind::MatMul, "([e,c,h],[e,h,k,f])->([e,c,k,f]) {k:fixed}",
-                              {routed, gb.param(p + ".experts.gate_up.weight", {d.e, d.h, 2, d.f})}, {d.e, capacity, 2, d.f},
-                              p, hints("c", "f", "", "e"));
+    std::vector<TensorId> upIn{routed, gb.param(p + ".experts.gate_up.weight", {d.e, d.h, 2, d.f})};
+    const std::string up = withBias(gb, bias, p + ".experts.gate_up", "[e,c,h],[e,h,k,f]", "e,k,f", {d.e, 2, d.f}, upIn);
+    const TensorId h1 = gb.op(p + ".experts.gate_up", OpKind::MatMul, "(" + up + ")->([e,c,k,f]) {k:fixed}", upIn,
+                              {d.e, capacity, 2, d.f}, p, hints("c", "f", "", "e"));
     const TensorId act = gb.op(p + ".experts.swiglu", OpKind::SwiGlu, "([e,c,k,f])->([e,c,f]) {k:fixed}", {h1},
                                {d.e, capacity, d.f}, p, hints("c", "f", "", "e"));
-    const TensorId out = gb.op(p + ".experts.down", OpKind::MatMul, "([e,c,f],[e,f,h])->([e,c,h])",
-                               {act, gb.param(p + ".experts.down.weight", {d.e, d.f, d.h})}, {d.e, capacity, d.h}, p,
-                               hints("c", "f", "", "e"));
+    std::vector<TensorId> downIn{act, gb.param(p + ".experts.down.weight", {d.e, d.f, d.h})};
+    const std::string down = withBias(gb, bias, p + ".experts.down", "[e,c,f],[e,f,h]", "e,h", {d.e, d.h}, downIn);
+    const TensorId out = gb.op(p + ".experts.down", OpKind::MatMul, "(" + down + ")->([e,c,h])", downIn,
+                               {d.e, capacity, d.h}, p, hints("c", "f", "", "e"));
     const TensorId combined = gb.op(p + ".combine", OpKind::Combine,
                                     "([e," + slots + ",h],[" + tok + ",e])->([" + tok + ",h])" + fixedText, {out, gate},
                                     {tokens, d.h}, p, hints("c", ""));

@@ -34,16 +34,18 @@ TensorId residual(GraphBuilder& gb, TensorId a, TensorId b, const std::string& n
 TensorId hiddenDropout(GraphBuilder& gb, TensorId x, const std::string& name, const std::string& block, const Dims& d);
 
 /// Grouped-query attention with fused QKV laid out per KV group [h, g, r + 2, d] (g = heads, r = 1:
-/// multi-head). Biases and query/key norms as the architecture says.
-TensorId attention(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d);
+/// multi-head). Biases, query/key norms and attention sinks as the architecture says; each query sees
+/// its `window` most recent keys (0: all).
+TensorId attention(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d, I window);
 /// DeepSeek's multi-head latent attention: queries through an optional low-rank latent, keys and
 /// values from a shared compressed latent plus one rotary key per token, expanded per head.
-TensorId latentAttention(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d);
+TensorId latentAttention(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d, I window);
 
 /// A gated MLP (gate x up, then down) of intermediate size `f`, or with `!gated` up, GELU, down;
 /// biases when the architecture has them.
 TensorId mlp(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d, I f, bool gated);
-/// Routed experts (top-k of e, capacity factor 1) plus the architecture's shared experts.
+/// Routed experts (top-k of e, capacity factor 1, biased router and experts when the architecture
+/// says) plus the architecture's shared experts.
 TensorId moeFfn(GraphBuilder& gb, TensorId x, const std::string& p, const Dims& d);
 
 } // namespace shardscope::transformer

@@ -304,6 +304,23 @@ private slots:
                  h100.device.attentionEfficiency / h100.device.attentionDropoutEfficiency);
         QVERIFY(h100.device.attentionDropoutEfficiency < h100.device.attentionEfficiency);
     }
+    void slidingWindowAttentionComputesOnlyItsBand() {
+        // gpt preset on 8 H100s, s 1024, with a 128-key window on every layer but each second one.
+        // Query i of layer 0 sees min(i + 1, 128) keys: 128 x 1024 - (1 + ... + 127) = 122,944 of the
+        // 1024^2 products, so the fused kernel takes that share of QK^T's 2 s^2 h FLOPs; layer 1
+        // attends fully and computes half (causal). The softmax shrinks with the band too.
+        const Cluster h100 = clusterPreset("dgx-h100", 1);
+        const PrecisionSetup windowed(h100, Precision::BF16, "dp", 8, {"sliding_window=128", "full_every=2"});
+        const double flops = 2.0 * 1024 * 1024 * 1024, rate = 989e12 * h100.device.attentionEfficiency;
+        const double band = (128.0 * 1024 - 127.0 * 128 / 2) / (1024.0 * 1024);
+        QCOMPARE(band, 122944.0 / 1048576.0);
+        QCOMPARE(windowed.cost("layers.0.attn.scores").forward, flops * band / rate);
+        QCOMPARE(windowed.cost("layers.1.attn.scores").forward, flops * 0.5 / rate);
+        QCOMPARE(windowed.cost("layers.0.attn.softmax").forward / windowed.cost("layers.1.attn.softmax").forward, band);
+        // A window no shorter than the sequence is full attention: nothing marks the ops.
+        const PrecisionSetup wide(h100, Precision::BF16, "dp", 8, {"sliding_window=1024"});
+        QCOMPARE(wide.graph.op(wide.id("layers.0.attn.scores")).window, std::int64_t(0));
+    }
     void crossEntropyMovesItsPassesOverTheLogits() {
         // gpt preset, dp over 8 A100s: the loss reads logits of b 1 x s 1024 x V per GPU. Unfused, as
         // Megatron-Core's vocab-parallel loss runs it in FP32, the forward moves per logit: the cast
