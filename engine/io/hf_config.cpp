@@ -65,6 +65,50 @@ void readDecoder(const ConfigReader& r, ModelParams& p, bool tiedByDefault) {
     p.batch = 8;
 }
 
+/// The sliding window and which layers attend fully: `layer_types` ("sliding_attention" /
+/// "full_attention" per layer) when the config lists them, else every `patternKey`-th layer (the
+/// family's `defaultFullEvery` when the key is absent; 0 = every layer slides). Only periodic layouts
+/// (every n-th layer full) are supported. A null or absent `sliding_window` leaves every layer full.
+void readSlidingWindow(const ConfigReader& r, ModelParams& p, const char* patternKey, int defaultFullEvery) {
+    if (!r.has("sliding_window"))
+        return;
+    p.arch.slidingWindow = r.positive("sliding_window");
+    p.arch.fullEvery = patternKey != nullptr ? r.countOr(patternKey, defaultFullEvery) : defaultFullEvery;
+    if (!r.has("layer_types"))
+        return;
+    const nlohmann::json& types = r.json().at("layer_types");
+    if (!types.is_array() || int(types.size()) != p.layers)
+        r.fail("layer_types", "must list one type per layer (" + std::to_string(p.layers) + ")");
+    std::vector<bool> full;
+    for (const nlohmann::json& t : types) {
+        if (!t.is_string() || (t != "sliding_attention" && t != "full_attention"))
+            r.fail("layer_types", "each entry must be \"sliding_attention\" or \"full_attention\"");
+        full.push_back(t == "full_attention");
+    }
+    const auto first = std::find(full.begin(), full.end(), true);
+    p.arch.fullEvery = first == full.end() ? 0 : int(first - full.begin()) + 1;
+    for (int i = 0; i < p.layers; ++i)
+        if (full[std::size_t(i)] != (p.arch.fullEvery > 0 && (i + 1) % p.arch.fullEvery == 0))
+            r.fail("layer_types", "only a periodic layout is supported (every n-th layer full, the others sliding)");
+    if (std::all_of(full.begin(), full.end(), [](bool f) { return f; }))
+        p.arch.slidingWindow = 0;
+}
+
+/// GPT OSS: grouped-query attention with biases, attention sinks and sliding-window layers between
+/// full ones; routed experts (every layer) whose router and linear layers have biases.
+std::string readGptOss(const ConfigReader& r, ModelParams& p) {
+    readDecoder(r, p, false);
+    p.experts = r.positive("num_local_experts");
+    p.topK = r.positive(r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token");
+    if (p.topK > p.experts)
+        r.fail("num_experts_per_tok", "exceeds the " + std::to_string(p.experts) + " experts");
+    p.arch.linearBias = r.flagOr("attention_bias", true);
+    p.arch.attentionSinks = true;
+    p.arch.expertBias = true;
+    readSlidingWindow(r, p, nullptr, 2);
+    return "moe";
+}
+
 /// Qwen's MoE configs put experts on every layer unless told otherwise; other layouts are refused.
 void requireEveryLayerSparse(const ConfigReader& r) {
     if (r.positiveOr("decoder_sparse_step", 1) != 1)
@@ -105,6 +149,9 @@ std::string readGemma(const ConfigReader& r, ModelParams& p, bool postNorms, boo
     readDecoder(r, p, true);
     p.arch.postNorms = postNorms;
     p.arch.qkNorm = qkNorm;
+    // Gemma 2 alternates sliding and full layers; Gemma 3 attends fully every sliding_window_pattern-th.
+    if (postNorms)
+        readSlidingWindow(r, p, qkNorm ? "sliding_window_pattern" : nullptr, qkNorm ? 6 : 2);
     return "llama";
 }
 
@@ -127,10 +174,16 @@ const std::map<std::string, Reader>& readers() {
              return std::string("gpt");
          }},
         {"llama", [](const ConfigReader& r, ModelParams& p) { readDecoder(r, p, false); return std::string("llama"); }},
-        {"mistral", [](const ConfigReader& r, ModelParams& p) { readDecoder(r, p, false); return std::string("llama"); }},
+        {"mistral",
+         [](const ConfigReader& r, ModelParams& p) {
+             readDecoder(r, p, false);
+             readSlidingWindow(r, p, nullptr, 0);
+             return std::string("llama");
+         }},
         {"mixtral",
          [](const ConfigReader& r, ModelParams& p) {
              readDecoder(r, p, false);
+             readSlidingWindow(r, p, nullptr, 0);
              p.experts = r.positive("num_local_experts");
              p.topK = r.positive("num_experts_per_tok");
              return std::string("moe");
@@ -172,10 +225,16 @@ const std::map<std::string, Reader>& readers() {
          }},
         {"deepseek_v2", [](const ConfigReader& r, ModelParams& p) { return readDeepseek(r, p); }},
         {"deepseek_v3", [](const ConfigReader& r, ModelParams& p) { return readDeepseek(r, p); }},
+        {"gpt_oss", [](const ConfigReader& r, ModelParams& p) { return readGptOss(r, p); }},
         {"gemma", [](const ConfigReader& r, ModelParams& p) { return readGemma(r, p, false, false); }},
         {"gemma2", [](const ConfigReader& r, ModelParams& p) { return readGemma(r, p, true, false); }},
         {"gemma3_text", [](const ConfigReader& r, ModelParams& p) { return readGemma(r, p, true, true); }},
-        {"phi3", [](const ConfigReader& r, ModelParams& p) { readDecoder(r, p, false); return std::string("llama"); }},
+        {"phi3",
+         [](const ConfigReader& r, ModelParams& p) {
+             readDecoder(r, p, false);
+             readSlidingWindow(r, p, nullptr, 0);
+             return std::string("llama");
+         }},
         {"gpt_neox",
          [](const ConfigReader& r, ModelParams& p) {
              readDecoder(r, p, false);
@@ -191,6 +250,7 @@ const std::map<std::string, Reader>& readers() {
              p.arch.layerNorm = r.stringOr("norm_type", "layer_norm") == "layer_norm";
              p.arch.gatedMlp = false;
              p.arch.linearBias = r.flagOr("use_bias", true);
+             readSlidingWindow(r, p, nullptr, 0);
              return std::string("llama");
          }},
     };

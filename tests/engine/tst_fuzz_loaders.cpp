@@ -112,6 +112,7 @@ private slots:
         QTest::newRow("hf config llama") << "samples/models/hf-llama/config.json" << "hf";
         QTest::newRow("hf config deepseek-v3") << "samples/models/hf-deepseek-v3/config.json" << "hf";
         QTest::newRow("hf config gemma 3") << "samples/models/hf-gemma-3-1b/config.json" << "hf";
+        QTest::newRow("hf config gpt oss") << "samples/models/hf-gpt-oss-120b/config.json" << "hf";
     }
     void everyReaderLoadsOrRefusesEveryMutant() {
         QFETCH(QString, file);

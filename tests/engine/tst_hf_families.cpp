@@ -8,6 +8,7 @@
 #include "engine/io/hf_config.h"
 #include "engine/io/json_fields.h"
 #include "engine/io/model_file.h"
+#include "engine/ir/repeated_blocks.h"
 #include "engine/util/error.h"
 
 #include <cmath>
@@ -64,6 +65,8 @@ private slots:
         QTest::newRow("gpt_neox Pythia-1.4B") << "hf-pythia-1.4b" << 1414647808.0;
         // The model page's safetensors figure, 3.03B.
         QTest::newRow("starcoder2 StarCoder2-3B") << "hf-starcoder2-3b" << 3.03e9;
+        // The model card: 116.83B total parameters.
+        QTest::newRow("gpt_oss GPT OSS 120B") << "hf-gpt-oss-120b" << 116.83e9;
     }
     void parameterCountsMatchTheModelCards() {
         QFETCH(QString, dir);
@@ -80,6 +83,51 @@ private slots:
         const double h = 2048, f = 8192, v = 50304, L = 24;
         const double layer = (h * 3 * h + 3 * h) + (h * h + h) + (h * f + f + f * h + h) + 4 * h;
         QCOMPARE(load("hf-pythia-1.4b").parameterCount(), 2 * v * h + L * layer + 2 * h);
+    }
+
+    void gptOssByHand() {
+        // GPT OSS 120B counted by hand: untied embedding and head 2 x 201088 x 2880; per layer two
+        // RMSNorms 2 x 2880; attention with biases: Q 2880 x (64 x 64) + 4096, K and V 2880 x (8 x 64)
+        // + 512 each, output 4096 x 2880 + 2880, a sink logit per head 64; router 2880 x 128 + 128;
+        // 128 experts of gate+up 2880 x 5760 + 5760 and down 2880 x 2880 + 2880; final norm 2880.
+        const double h = 2880, v = 201088, e = 128, f = 2880, L = 36;
+        const double attention = (h * 4096 + 4096) + 2 * (h * 512 + 512) + (4096 * h + h) + 64;
+        const double experts = (h * e + e) + e * (h * 2 * f + 2 * f + f * h + h);
+        QCOMPARE(load("hf-gpt-oss-120b").parameterCount(), 2 * v * h + L * (2 * h + attention + experts) + h);
+        QCOMPARE(2 * v * h + L * (2 * h + attention + experts) + h, 116829156672.0);
+    }
+
+    void slidingWindowLayersFollowTheConfig() {
+        auto window = [](const Graph& g, int layer) {
+            return g.op(*g.findOp("layers." + std::to_string(layer) + ".attn.scores")).window;
+        };
+        // GPT OSS: layer_types alternate, sliding first; 128 keys against a 4096-token sequence.
+        const Graph oss = load("hf-gpt-oss-120b", {"layers=4"});
+        QCOMPARE(window(oss, 0), std::int64_t(128));
+        QCOMPARE(window(oss, 1), std::int64_t(0));
+        QCOMPARE(window(oss, 2), std::int64_t(128));
+        QVERIFY(hasTensor(oss, "layers.0.attn.sinks") && hasTensor(oss, "layers.0.moe.experts.down.bias"));
+        // Gemma 3: every sixth layer attends fully (sliding_window_pattern 6), the others 512 keys.
+        const Graph gemma3 = load("hf-gemma-3-1b", {"layers=7"});
+        QCOMPARE(window(gemma3, 4), std::int64_t(512));
+        QCOMPARE(window(gemma3, 5), std::int64_t(0));
+        QCOMPARE(window(gemma3, 6), std::int64_t(512));
+        // Gemma 2 alternates a 4096-key window: full attention at a 4096-token sequence, a band at 8192.
+        QCOMPARE(window(load("hf-gemma-2-9b", {"layers=2"}), 0), std::int64_t(0));
+        QCOMPARE(window(load("hf-gemma-2-9b", {"layers=2", "seq=8192"}), 0), std::int64_t(4096));
+        QCOMPARE(window(load("hf-gemma-2-9b", {"layers=2", "seq=8192"}), 1), std::int64_t(0));
+        // Phi-3 mini slides a 2047-key window on every layer.
+        QCOMPARE(window(load("hf-phi-3-mini-4k", {"layers=2"}), 1), std::int64_t(2047));
+    }
+
+    void alternatingLayersFoldInPairs() {
+        // A sliding and a full layer differ, so the repeated block is the pair: 6 layers fold as 3.
+        const Graph oss = load("hf-gpt-oss-120b", {"layers=6"});
+        const auto blocks = findRepeatedBlocks(oss);
+        QVERIFY(blocks.has_value());
+        QCOMPARE(blocks->count(), 3);
+        const Graph uniform = load("hf-gpt-oss-120b", {"layers=6", "sliding_window=0"});
+        QCOMPARE(findRepeatedBlocks(uniform)->count(), 6);
     }
 
     void eachFamilyHasItsParts() {
@@ -142,6 +190,11 @@ private slots:
         const std::string why = refusal(unknown);
         QVERIFY2(why.find("unsupported model_type 'rwkv'") != std::string::npos && why.find("deepseek_v3") != std::string::npos,
                  why.c_str());
+        nlohmann::json oss = nlohmann::json::parse(readTextFile(kModels + "hf-gpt-oss-120b/config.json"));
+        oss["layer_types"][1] = "sliding_attention";
+        QVERIFY(refusal(oss).find("field 'layer_types'") != std::string::npos);
+        oss["layer_types"].erase(0);
+        QVERIFY(refusal(oss).find("one type per layer (36)") != std::string::npos);
         // A multimodal Gemma 3 is read through its text_config, and its missing fields are named there.
         const nlohmann::json multimodal = {{"model_type", "gemma3"}, {"text_config", {{"model_type", "gemma3_text"}, {"hidden_size", 2560}}}};
         QVERIFY(refusal(multimodal).find("text_config.num_hidden_layers") != std::string::npos);
