@@ -44,11 +44,16 @@ std::string overflowMessage(const Evaluation& e, const Graph& g) {
     for (std::size_t i = 0; i < std::min<std::size_t>(3, order.size()); ++i) {
         const OpReport& r = e.perOp[order[i]];
         const Op& op = g.op(r.op);
-        // Its weight when the weight's terms outweigh its activations, else the op itself.
+        // Its largest weight (not a bias beside it) when the weights' terms outweigh its activations,
+        // else the op itself.
         std::string what = op.name;
+        double weight = 0;
         for (TensorId t : op.inputs)
-            if (g.tensor(t).role == TensorRole::Parameter && r.memory.parameters > r.memory.activations)
+            if (g.tensor(t).role == TensorRole::Parameter && r.memory.parameters > r.memory.activations &&
+                g.tensor(t).elements() > weight) {
                 what = g.tensor(t).name;
+                weight = g.tensor(t).elements();
+            }
         msg += (i ? ", " : "") + what + " (" + formatBytes(r.memory.sum()) + ")";
     }
     return msg;
