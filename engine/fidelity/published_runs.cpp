@@ -373,6 +373,14 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
     deepseek.ep = 64;
     deepseek.chunkBlocks.assign(16, 4);
     deepseek.chunkBlocks.front() = deepseek.chunkBlocks.back() = 1;
+    // GPT OSS 120B from its config.json: 36 layers, a 128-key sliding window and full attention in
+    // turn, 128 experts top-4 with biases; expert parallelism spans the data-parallel ranks.
+    auto oss = [&](Precision p, int gbs, int mbs, int seq, int ep) {
+        BridgeConfig k = moe({}, p, gbs, mbs, 1, 1, ep);
+        k.model = SHARDSCOPE_SAMPLES_DIR "/models/hf-gpt-oss-120b/config.json";
+        k.seq = seq;
+        return k;
+    };
     auto release = [](BridgeConfig k, const char* container) {
         k.release = container;
         return k;
@@ -406,7 +414,12 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
             bridgeRow("DGX-GB200", "gb200-nvl72", 4, "Qwen3 235B-A22B",
                       release(qwen235(mx, 8192, 1, 8, 3, 32), "26.08"), 256, 7280),
             bridgeRow("DGX-GB300", "gb300-nvl72", 4, "Qwen3 235B-A22B",
-                      release(qwen235(mx, 8192, 2, 4, 12, 32), "26.08"), 256, 8816)};
+                      release(qwen235(mx, 8192, 2, 4, 12, 32), "26.08"), 256, 8816),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "GPT OSS 120B", oss(bf16, 1280, 2, 8192, 64), 64, 18347),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "GPT OSS 120B", oss(bf16, 1280, 1, 8192, 64), 64, 15876),
+            bridgeRow("DGX-B200", "dgx-b200", 8, "GPT OSS 120B", oss(bf16, 512, 4, 4096, 8), 64, 8213),
+            bridgeRow("DGX-GB300", "gb300-nvl72", 4, "GPT OSS 120B", release(oss(mx, 1280, 4, 4096, 16), "26.08"), 64, 33024),
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "GPT OSS 120B", release(oss(mx, 1280, 4, 4096, 64), "26.08"), 64, 28672)};
 }
 
 std::vector<MeasuredRun> publishedRuns() {
