@@ -14,10 +14,6 @@ std::optional<std::string> axisWithoutDegree(const Mesh& mesh, bool contextParal
     return std::nullopt;
 }
 
-bool hasExperts(const Graph& graph) {
-    return std::any_of(graph.ops().begin(), graph.ops().end(), [](const Op& op) { return !op.hints.expert.empty(); });
-}
-
 LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const std::string& pattern, bool expertsOverData) {
     LayoutDifference d;
     d.pattern = expertsOverData ? pattern + " with experts over data" : pattern;

@@ -30,9 +30,6 @@ struct LayoutDifference {
 LayoutDifference layoutDifference(const Graph& graph, const Plan& plan, const std::string& pattern,
                                   bool expertsOverData = false);
 
-/// True when `graph` has ops of routed experts (their expert factor hinted).
-bool hasExperts(const Graph& graph);
-
 /// "2 ops differ from <framework>'s <pattern> layout on <mesh>: a is X, <framework>'s Y; ..." (at most
 /// five ops named).
 std::string describeDifference(const Graph& graph, const Plan& plan, const LayoutDifference& d,

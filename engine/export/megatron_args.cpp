@@ -14,14 +14,16 @@ namespace {
 
 [[noreturn]] void refuse(const std::string& why) { throw InputError("megatron export: " + why); }
 
-/// The Megatron layout `plan` has: its pattern ("megatron-sp", "megatron" or "dp") and whether the
-/// experts are split over the data axis; else refuses naming the ops that differ from the closest.
-/// With an expert axis the pattern's baseline splits the experts over it already.
+/// The Megatron layout `plan` has: its pattern ("megatron-sp", "megatron" or "dp", "+etp1" when the
+/// routed experts fold over the tensor-parallel ranks) and whether the experts are split over the data
+/// axis; else refuses naming the ops that differ from the closest. With an expert axis the pattern's
+/// baseline splits the experts over it already.
 std::pair<std::string, bool> patternOf(const Graph& graph, const Plan& plan, bool tensorParallel) {
     const std::vector<std::string> patterns =
-        tensorParallel ? std::vector<std::string>{"megatron-sp", "megatron"} : std::vector<std::string>{"dp"};
+        tensorParallel ? std::vector<std::string>{"megatron-sp", "megatron", "megatron-sp+etp1", "megatron+etp1"}
+                       : std::vector<std::string>{"dp"};
     const bool experts =
-        hasExperts(graph) && plan.mesh.degreeOf(AxisRole::Data) > 1 && !plan.mesh.axisOf(AxisRole::Expert);
+        graph.hasRoutedExperts() && plan.mesh.degreeOf(AxisRole::Data) > 1 && !plan.mesh.axisOf(AxisRole::Expert);
     std::optional<LayoutDifference> closest;
     for (const std::string& pattern : patterns)
         for (const bool overData : experts ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
@@ -93,18 +95,20 @@ MegatronArguments megatronArguments(const Graph& graph, const Plan& plan, int gl
                "groups out of consecutive data-parallel ranks");
     // Megatron's data parallelism spans the expert axis: expert parallelism is carved out of it.
     const int tp = mesh.degreeOf(AxisRole::Model), dp = mesh.dataParallelDegree();
-    const int ep = mesh.axisOf(AxisRole::Expert) ? mesh.degreeOf(AxisRole::Expert) : dp;
     MegatronArguments args;
     const auto [pattern, expertParallel] = patternOf(graph, plan, tp > 1);
+    const int ep = mesh.axisOf(AxisRole::Expert) ? mesh.degreeOf(AxisRole::Expert) : expertParallel ? dp : 1;
     args.emplace_back("--tensor-model-parallel-size", std::to_string(tp));
-    if (pattern == "megatron-sp")
+    if (pattern.rfind("megatron-sp", 0) == 0)
         args.emplace_back("--sequence-parallel", "");
+    // MoE parallel folding: the expert-parallel group spans the tensor-parallel ranks too.
+    const bool folded = pattern.find("+etp1") != std::string::npos && graph.hasRoutedExperts();
     if (const int cp = mesh.degreeOf(AxisRole::Sequence); cp > 1)
         args.emplace_back("--context-parallel-size", std::to_string(cp));
-    if (expertParallel || mesh.axisOf(AxisRole::Expert)) {
-        args.emplace_back("--expert-model-parallel-size", std::to_string(ep));
+    if (expertParallel || mesh.axisOf(AxisRole::Expert) || folded) {
+        args.emplace_back("--expert-model-parallel-size", std::to_string(folded ? ep * tp : ep));
         if (tp > 1)
-            args.emplace_back("--expert-tensor-parallel-size", std::to_string(tp));
+            args.emplace_back("--expert-tensor-parallel-size", folded ? "1" : std::to_string(tp));
     }
     if (plan.pipeline.active())
         addPipeline(graph, plan, args);

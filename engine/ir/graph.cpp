@@ -178,6 +178,10 @@ double Graph::forwardFlops(OpId o) const {
     return traits.flopsPerElement * outElements;
 }
 
+bool Graph::hasRoutedExperts() const {
+    return std::any_of(ops_.begin(), ops_.end(), [](const Op& op) { return !op.hints.expert.empty(); });
+}
+
 OpId Graph::parameterOwner(TensorId t) const {
     const Tensor& tensor = tensors_[t.index()];
     OpId best;

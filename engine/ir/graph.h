@@ -109,6 +109,8 @@ public:
     double parameterCount() const;
     /// Forward FLOPs of op `o` for the whole (unsharded) micro-batch.
     double forwardFlops(OpId o) const;
+    /// True when the graph has routed experts (ops with an expert factor hinted).
+    bool hasRoutedExperts() const;
     /// The first consumer of parameter `t` in topological order: the op that owns its storage.
     OpId parameterOwner(TensorId t) const;
 

@@ -13,6 +13,7 @@ enum class Pattern { Data, Megatron, MegatronSequence };
 struct Spec {
     Pattern pattern = Pattern::Data;
     int zeroStage = 0;
+    bool expertsOverModel = false; ///< etp1: the routed experts split over the model axis, not tensor-parallel
 };
 
 Spec parseSpec(const std::string& spec) {
@@ -22,7 +23,7 @@ Spec parseSpec(const std::string& spec) {
         throw InputError("--strategy " + spec.substr(0, 80) + ": a '+' joins two names; one is missing");
     std::stringstream in(spec);
     std::string part;
-    const std::string known = "dp, megatron, megatron-sp, zero1, zero2, zero3, fsdp, or a combination such as "
+    const std::string known = "dp, megatron, megatron-sp, zero1, zero2, zero3, fsdp, etp1, or a combination such as "
                               "megatron+zero1";
     while (std::getline(in, part, '+')) {
         if (part == "dp" || part == "megatron" || part == "megatron-sp") {
@@ -35,13 +36,29 @@ Spec parseSpec(const std::string& spec) {
                 throw InputError("--strategy " + spec + ": more than one ZeRO stage");
             haveZero = true;
             s.zeroStage = part == "fsdp" ? 3 : part[4] - '0';
+        } else if (part == "etp1") {
+            s.expertsOverModel = true;
         } else {
             throw InputError("--strategy " + spec + ": unknown baseline '" + part + "' (known: " + known + ")");
         }
     }
     if (!havePattern && !haveZero)
         throw InputError("--strategy: empty (known: " + known + ")");
+    if (s.expertsOverModel && s.pattern == Pattern::Data)
+        throw InputError("--strategy " + spec + ": etp1 folds the experts over the tensor-parallel (model) axis; "
+                         "join it to megatron or megatron-sp");
     return s;
+}
+
+/// True for the ops of a routed-expert layer that Megatron's MoE parallel folding lays out over the
+/// expert-parallel group instead of tensor parallelism: in an ".moe" block (not its shared experts),
+/// the expert computations and the token ops without a tensor-parallel factor (router, gate, dispatch,
+/// combine, the token reshapes).
+bool routedExpertOp(const Op& op) {
+    const std::string suffix = ".moe";
+    const bool moeBlock = op.block.size() >= suffix.size() &&
+                          op.block.compare(op.block.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return moeBlock && (!op.hints.expert.empty() || op.hints.tensor.empty());
 }
 
 /// Splits factor `name` of `op` over `axis` in `s` if the result stays valid.
@@ -80,12 +97,14 @@ const std::vector<BaselineEntry>& baselineRegistry() {
         {"megatron-sp", "Megatron-LM tensor parallel with sequence parallelism in norms and dropout"},
         {"megatron-sp+zero1", "tensor + sequence parallel with the distributed optimizer"},
         {"megatron-sp+zero3", "tensor + sequence parallel with fully sharded data parallel"},
+        {"megatron-sp+zero1+etp1", "tensor + sequence parallel, distributed optimizer, routed experts folded over "
+                                   "the model axis (expert tensor parallel size 1)"},
     };
     return registry;
 }
 
 const std::vector<std::string>& baselinePatterns() {
-    static const std::vector<std::string> patterns{"dp", "megatron", "megatron-sp"};
+    static const std::vector<std::string> patterns{"dp", "megatron", "megatron-sp", "megatron-sp+etp1"};
     return patterns;
 }
 
@@ -140,13 +159,19 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
             continue;
         const Op& op = graph.ops()[o];
         OpStrategy& st = plan.ops[o].strategy;
+        const bool expertComputation = !op.hints.expert.empty() && op.kind != OpKind::Dispatch;
+        // MoE parallel folding (Megatron's --expert-tensor-parallel-size 1): the model axis joins the
+        // expert axis in the routed-expert layer, splitting its experts and its tokens.
+        const bool folded = s.expertsOverModel && routedExpertOp(op);
+        if (folded)
+            trySplit(op, mesh, st, model, expertComputation ? op.hints.expert : batchFactor(op));
         if (s.pattern != Pattern::Data) {
-            trySplit(op, mesh, st, model, op.hints.tensor);
+            if (!folded)
+                trySplit(op, mesh, st, model, op.hints.tensor);
             if (s.pattern == Pattern::MegatronSequence && op.hints.tensor.empty())
                 trySplit(op, mesh, st, model, op.hints.sequence);
         }
         trySplit(op, mesh, st, data, batchFactor(op));
-        const bool expertComputation = !op.hints.expert.empty() && op.kind != OpKind::Dispatch;
         trySplit(op, mesh, st, expert, expertComputation ? op.hints.expert : batchFactor(op));
         if (seq && op.rule.findFactor("s") >= 0 && op.rule.splittable(op.rule.findFactor("s")))
             trySplit(op, mesh, st, seq, "s");

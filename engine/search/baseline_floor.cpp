@@ -67,7 +67,7 @@ void MeshSearch::weighStart() {
 }
 
 void MeshSearch::floor() {
-    // Every pattern (dp, megatron, megatron-sp) with every ZeRO stage, recomputation and micro-batch
+    // Every pattern (dp, megatron, megatron-sp, and with experts megatron-sp+etp1) with every ZeRO stage, recomputation and micro-batch
     // count of the space. Per pattern and stage, a combination that is dominated by one already
     // priced (more recomputation, a multiple of its micro-batches) and that one cannot win, is skipped.
     const SettingsSpace& sp = in_.space;
@@ -94,6 +94,9 @@ void MeshSearch::floor() {
                         continue;
                     }
                     Combo& c = combo(s);
+                    // Folding the experts over the model axis is megatron-sp itself without experts.
+                    if (!forCount && spec.find("etp1") != std::string::npos && !c.graph->graph->hasRoutedExperts())
+                        forCount = std::optional<Plan>();
                     if (!forCount)
                         forCount = pinnedBaseline(c, spec);
                     if (!*forCount)

@@ -81,6 +81,8 @@ private slots:
         QTest::newRow("two patterns") << QStringLiteral("dp+megatron") << QStringLiteral("data=8") << QStringLiteral("more than one");
         QTest::newRow("no model axis") << QStringLiteral("megatron") << QStringLiteral("data=4,tensor=2")
                                        << QStringLiteral("no axis named 'model'");
+        QTest::newRow("folding without tensor parallelism") << QStringLiteral("zero1+etp1") << QStringLiteral("data=8")
+                                                            << QStringLiteral("join it to megatron or megatron-sp");
     }
     void badSpecs() {
         QFETCH(QString, spec);

@@ -251,6 +251,21 @@ private slots:
         QCOMPARE(ep["--expert-tensor-parallel-size"], std::string("2"));
         QCOMPARE(ep["--micro-batch-size"], std::string("8"));
         refused(g, planOf(g, Mesh::parse("expert=2,data=4,model=2"), "megatron-sp", s), "must follow the data axis");
+        // MoE parallel folding: with etp1 the routed experts split over expert x model (2 x 2 = EP 4) and
+        // are not tensor-parallel, while attention and the norms keep TP 2 and sequence parallelism.
+        const Plan folded = planOf(g, Mesh::parse("data=4,expert=2,model=2"), "megatron-sp+etp1", s);
+        const OpId gateUp = *g.findOp("layers.0.moe.experts.gate_up");
+        const TensorSharding fw = inputSharding(g.op(gateUp), 1, folded.ops[gateUp.index()].strategy);
+        QCOMPARE(fw.dims[0], axisBit(AxisId(1)) | axisBit(AxisId(2))); // experts over expert and model
+        QCOMPARE(fw.dims[3], AxisSet(0));                              // f whole
+        const OpId qkv = *g.findOp("layers.0.attn.qkv");
+        QCOMPARE(folded.ops[qkv.index()].strategy, planOf(g, Mesh::parse("data=4,expert=2,model=2"), "megatron-sp", s).ops[qkv.index()].strategy);
+        std::map<std::string, std::string> fold;
+        for (const auto& [flag, value] : megatronArguments(g, folded, 64))
+            fold[flag] = value;
+        QCOMPARE(fold["--expert-model-parallel-size"], std::string("4"));
+        QCOMPARE(fold["--expert-tensor-parallel-size"], std::string("1"));
+        QCOMPARE(fold.count("--sequence-parallel"), std::size_t(1));
     }
 
     void deepspeedConfigsRoundTrip_data() {
