@@ -203,6 +203,7 @@ struct BridgeConfig {
     int gbs = 0, mbs = 1;
     bool fsdp = false;
     int tp = 1, pp = 1, cp = 1, vp = 1, ep = 1;
+    bool etp1 = false;              ///< expert tensor parallelism 1: EP spans the TP ranks (MoE parallel folding)
     Recompute recompute = Recompute::None;
     std::vector<int> chunkBlocks; ///< a fixed pipeline cut; empty: balanced
     std::string release = "25.11"; ///< the NeMo container of the summary's table
@@ -218,6 +219,9 @@ struct BridgeConfig {
 MeasuredRun bridgeRow(const std::string& system, const std::string& cluster, int perNode, const std::string& label,
                       const BridgeConfig& k, int gpus, double tokens) {
     const int dp = gpus / k.tp / k.pp / k.cp;
+    // Folded, the TP ranks are expert ranks too: the expert axis holds EP / TP of the data ranks.
+    const bool folded = k.etp1 && k.tp > 1;
+    const int expertAxis = folded ? k.ep / k.tp : k.ep;
     auto part = [](const char* name, int n) { return n > 1 ? std::string(", ") + name + " " + std::to_string(n) : ""; };
     MeasuredRun r;
     r.name = "Megatron-Bridge " + system + " " + label + " " + std::string(precisionName(k.precision)) + " (" +
@@ -231,10 +235,10 @@ MeasuredRun bridgeRow(const std::string& system, const std::string& cluster, int
     r.batch = k.gbs;
     r.cluster = cluster;
     r.nodes = gpus / perNode;
-    r.mesh = (k.pp > 1 ? "pipe=" + std::to_string(k.pp) + "," : "") + "data=" + std::to_string(dp / k.ep) +
-             (k.ep > 1 ? ",expert=" + std::to_string(k.ep) : "") + (k.cp > 1 ? ",seq=" + std::to_string(k.cp) : "") +
-             (k.tp > 1 ? ",model=" + std::to_string(k.tp) : "");
-    r.strategy = std::string(k.tp > 1 ? "megatron-sp+" : "") + (k.fsdp ? "zero3" : "zero1");
+    r.mesh = (k.pp > 1 ? "pipe=" + std::to_string(k.pp) + "," : "") + "data=" + std::to_string(dp / expertAxis) +
+             (expertAxis > 1 ? ",expert=" + std::to_string(expertAxis) : "") +
+             (k.cp > 1 ? ",seq=" + std::to_string(k.cp) : "") + (k.tp > 1 ? ",model=" + std::to_string(k.tp) : "");
+    r.strategy = std::string(k.tp > 1 ? "megatron-sp+" : "") + (k.fsdp ? "zero3" : "zero1") + (folded ? "+etp1" : "");
     r.recompute = k.recompute;
     r.attention = AttentionKernel::Fused;
     r.precision = k.precision;
@@ -381,6 +385,11 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
         k.seq = seq;
         return k;
     };
+    // Qwen3-235B-A22B on H100s: TP 2 with expert parallelism 32 over 16 data-parallel ranks, so the
+    // experts fold over the TP ranks (expert tensor parallelism 1, Megatron's default for MoE with TP).
+    BridgeConfig h100_235b = qwen235(fp8, 2048, 1, 8, 4, 32);
+    h100_235b.tp = 2;
+    h100_235b.etp1 = true;
     auto release = [](BridgeConfig k, const char* container) {
         k.release = container;
         return k;
@@ -419,7 +428,8 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
             bridgeRow("DGX-GB200", "gb200-nvl72", 4, "GPT OSS 120B", oss(bf16, 1280, 1, 8192, 64), 64, 15876),
             bridgeRow("DGX-B200", "dgx-b200", 8, "GPT OSS 120B", oss(bf16, 512, 4, 4096, 8), 64, 8213),
             bridgeRow("DGX-GB300", "gb300-nvl72", 4, "GPT OSS 120B", release(oss(mx, 1280, 4, 4096, 16), "26.08"), 64, 33024),
-            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "GPT OSS 120B", release(oss(mx, 1280, 4, 4096, 64), "26.08"), 64, 28672)};
+            bridgeRow("DGX-GB200", "gb200-nvl72", 4, "GPT OSS 120B", release(oss(mx, 1280, 4, 4096, 64), "26.08"), 64, 28672),
+            bridgeRow("DGX-H100", "dgx-h100", 8, "Qwen3 235B-A22B", h100_235b, 256, 1575)};
 }
 
 std::vector<MeasuredRun> publishedRuns() {
