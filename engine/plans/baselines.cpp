@@ -161,18 +161,21 @@ Plan baselinePlan(const Graph& graph, const Mesh& mesh, const std::string& spec,
         OpStrategy& st = plan.ops[o].strategy;
         const bool expertComputation = !op.hints.expert.empty() && op.kind != OpKind::Dispatch;
         // MoE parallel folding (Megatron's --expert-tensor-parallel-size 1): the model axis joins the
-        // expert axis in the routed-expert layer, splitting its experts and its tokens.
+        // expert axis in the routed-expert layer, splitting its experts and its tokens after them.
         const bool folded = s.expertsOverModel && routedExpertOp(op);
-        if (folded)
-            trySplit(op, mesh, st, model, expertComputation ? op.hints.expert : batchFactor(op));
-        if (s.pattern != Pattern::Data) {
-            if (!folded)
-                trySplit(op, mesh, st, model, op.hints.tensor);
-            if (s.pattern == Pattern::MegatronSequence && op.hints.tensor.empty())
+        const bool sequenceParallel = s.pattern == Pattern::MegatronSequence && op.hints.tensor.empty();
+        if (s.pattern != Pattern::Data && !folded) {
+            trySplit(op, mesh, st, model, op.hints.tensor);
+            if (sequenceParallel)
                 trySplit(op, mesh, st, model, op.hints.sequence);
         }
         trySplit(op, mesh, st, data, batchFactor(op));
         trySplit(op, mesh, st, expert, expertComputation ? op.hints.expert : batchFactor(op));
+        if (folded) {
+            trySplit(op, mesh, st, model, expertComputation ? op.hints.expert : batchFactor(op));
+            if (sequenceParallel)
+                trySplit(op, mesh, st, model, op.hints.sequence);
+        }
         if (seq && op.rule.findFactor("s") >= 0 && op.rule.splittable(op.rule.findFactor("s")))
             trySplit(op, mesh, st, seq, "s");
     }
