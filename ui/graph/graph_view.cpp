@@ -270,7 +270,8 @@ void GraphView::refreshLooks() {
             });
             for (OpId o : b.blocks.front())
                 look.strip << colorOf(o);
-            look.title = tr("%1 ... %2").arg(q(g.op(b.blocks.front().front()).block), q(g.op(b.blocks.back().front()).block));
+            // From the first block's first op to the last block's last: a block of two layers ends a layer later.
+            look.title = tr("%1 ... %2").arg(q(g.op(b.blocks.front().front()).block), q(g.op(b.blocks.back().back()).block));
             look.subtitle = tr("x %1 blocks of %2 ops").arg(b.count()).arg(b.period());
             look.stack = true;
             if (pipe.active()) {
