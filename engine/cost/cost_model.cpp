@@ -1,5 +1,6 @@
 #include "engine/cost/cost_model.h"
 
+#include "engine/cost/attention_head_rate.h"
 #include "engine/cost/comm_streams.h"
 #include "engine/cost/loss_traffic.h"
 #include "engine/sharding/resharding.h"
@@ -244,9 +245,12 @@ CostModel::ComputeTimes CostModel::computeTimes(OpId o, const OpStrategy& s) con
         // One kernel in on-chip memory: its FLOPs at the attention efficiency, no HBM traffic for the
         // s x s tensors (FlashAttention-2's backward, 2.5x the forward, is the two contractions'
         // dX and dW plus the scores' recomputation, recomputesCompute()). Under a causal mask it skips
-        // the blocks above the diagonal, half the FLOPs; under a sliding window all but its band.
+        // the blocks above the diagonal, half the FLOPs; under a sliding window all but its band. Heads
+        // under 128 run slower (attentionHeadDimRate).
         const DeviceSpec& d = cluster_->device;
-        const double efficiency = facts_->dropoutCore()[o.index()] ? d.attentionDropoutEfficiency : d.attentionEfficiency;
+        const double efficiency =
+            (facts_->dropoutCore()[o.index()] ? d.attentionDropoutEfficiency : d.attentionEfficiency) *
+            attentionHeadDimRate(facts_->coreHeadDim()[o.index()]);
         const double rate = d.peakFor(dtype) * efficiency / op.attendedShare();
         out.forward = flops / rate;
         if (gradInputs > 0)

@@ -2,15 +2,32 @@
 
 #include "engine/cost/fp8_gemms.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace shardscope {
 
 namespace {
 
-/// Per op: an attention-core op in a core (attention-core ops joined through the tensors one writes
-/// and another reads) that holds a dropout.
-std::vector<bool> coresWithDropout(const Graph& g) {
+/// What each attention-core op's core (attention-core ops joined through the tensors one writes and
+/// another reads) is: whether it drops out probabilities, and its head size.
+struct Cores {
+    std::vector<bool> dropout;
+    std::vector<std::int64_t> headDim;
+};
+
+/// The elements a contraction sums per output element: the product of its reduction factors' sizes.
+std::int64_t reductionSize(const Op& op) {
+    std::int64_t n = 1;
+    for (const Factor& f : op.rule.factors)
+        if (f.type == FactorType::Reduction)
+            n *= f.size;
+    return n;
+}
+
+/// Per op, its core's figures: the dropout flag, and the head size as the smallest reduction among the
+/// core's contractions (QK^T sums over the head; PV over the keys, which are longer).
+Cores analyseCores(const Graph& g) {
     std::vector<std::size_t> root(g.ops().size());
     std::iota(root.begin(), root.end(), std::size_t(0));
     auto find = [&](std::size_t o) {
@@ -27,12 +44,26 @@ std::vector<bool> coresWithDropout(const Graph& g) {
                 if (g.op(c).attentionCore)
                     root[find(c.index())] = find(o);
     }
-    std::vector<bool> dropout(g.ops().size(), false), out(g.ops().size(), false);
-    for (std::size_t o = 0; o < g.ops().size(); ++o)
-        if (g.ops()[o].attentionCore && g.ops()[o].kind == OpKind::Dropout)
+    const std::size_t n = g.ops().size();
+    std::vector<bool> dropout(n, false);
+    std::vector<std::int64_t> head(n, 0);
+    for (std::size_t o = 0; o < n; ++o) {
+        const Op& op = g.ops()[o];
+        if (!op.attentionCore)
+            continue;
+        if (op.kind == OpKind::Dropout)
             dropout[find(o)] = true;
-    for (std::size_t o = 0; o < g.ops().size(); ++o)
-        out[o] = g.ops()[o].attentionCore && dropout[find(o)];
+        if (opKindTraits(op.kind).category == OpCategory::Contraction) {
+            std::int64_t& h = head[find(o)];
+            h = h == 0 ? reductionSize(op) : std::min(h, reductionSize(op));
+        }
+    }
+    Cores out{std::vector<bool>(n, false), std::vector<std::int64_t>(n, 0)};
+    for (std::size_t o = 0; o < n; ++o)
+        if (g.ops()[o].attentionCore) {
+            out.dropout[o] = dropout[find(o)];
+            out.headDim[o] = head[find(o)];
+        }
     return out;
 }
 
@@ -61,7 +92,9 @@ GraphFacts::GraphFacts(std::shared_ptr<const Graph> graph)
                 inside = inside && g.op(c).attentionCore;
         insideCore_[o.index()] = inside;
     }
-    dropoutCore_ = coresWithDropout(g);
+    Cores cores = analyseCores(g);
+    dropoutCore_ = std::move(cores.dropout);
+    coreHeadDim_ = std::move(cores.headDim);
 }
 
 std::shared_ptr<const std::vector<bool>> GraphFacts::fp8Gemms(Precision precision) const {

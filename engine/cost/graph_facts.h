@@ -38,6 +38,9 @@ public:
     /// Per op: an attention-core op whose core (the attention-core ops joined by their tensors) drops
     /// out probabilities.
     const std::vector<bool>& dropoutCore() const { return dropoutCore_; }
+    /// Per op: an attention-core op's head size (the smallest reduction of its core's contractions, QK^T's
+    /// over the head); 0 for other ops.
+    const std::vector<std::int64_t>& coreHeadDim() const { return coreHeadDim_; }
     /// Per op: whether it runs its GEMMs in FP8 under `precision` (fp8_gemms.h); empty under BF16.
     std::shared_ptr<const std::vector<bool>> fp8Gemms(Precision precision) const;
     /// The activations kept and recomputed under these settings (saved_activations.h).
@@ -51,6 +54,7 @@ private:
     RecomputeUnits units_;
     std::vector<bool> insideCore_;
     std::vector<bool> dropoutCore_;
+    std::vector<std::int64_t> coreHeadDim_;
     mutable std::mutex mutex_;
     mutable std::map<bool, std::shared_ptr<const std::vector<bool>>> fp8_;   ///< by "not BF16"
     mutable std::map<std::tuple<Recompute, AttentionKernel, Precision>, std::shared_ptr<const SavedActivations>> saved_;
