@@ -37,7 +37,7 @@ int runSearch(const CliOptions& options, std::ostream& out) {
         // A locked cut stays; else each locked op keeps its stage.
         if (locks.pipeline.locked)
             request.stageCut = locks.pipeline.chunkBlocks;
-        else if (const auto blocks = findRepeatedBlocks(*s.graph))
+        else if (const auto blocks = findLayers(*s.graph))
             request.blockStages = lockedBlockStages(locks, *blocks);
     }
     if (!options.scenario.stages.empty()) {

@@ -10,7 +10,7 @@ namespace shardscope {
 RecomputeUnits recomputeUnits(const Graph& graph) {
     RecomputeUnits units;
     units.unitOf.assign(graph.ops().size(), -1);
-    if (const auto blocks = findRepeatedBlocks(graph)) {
+    if (const auto blocks = findLayers(graph)) {
         units.unitOf = blocks->blockOf;
         units.count = blocks->count();
         return units;

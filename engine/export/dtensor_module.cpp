@@ -173,7 +173,7 @@ std::string dtensorModule(const Graph& graph, const Plan& plan) {
                "whole modules");
     if (data)
         checkDataAxis(graph, plan, *data);
-    const std::optional<RepeatedBlocks> blocks = findRepeatedBlocks(graph);
+    const std::optional<RepeatedBlocks> blocks = findLayers(graph);
     const std::vector<std::string> paths = blockPaths(graph, blocks);
     std::vector<std::string> units;
     for (std::size_t o = 0; o < paths.size(); ++o)

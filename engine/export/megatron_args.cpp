@@ -55,7 +55,7 @@ void addPipeline(const Graph& graph, const Plan& plan, MegatronArguments& args) 
     args.emplace_back("--pipeline-model-parallel-size", std::to_string(cut.stages));
     if (plan.settings.schedule == Schedule::GPipe)
         refuse("the plan runs GPipe; Megatron-LM runs 1F1B or the interleaved schedule");
-    const auto blocks = findRepeatedBlocks(graph);
+    const auto blocks = findLayers(graph);
     if (!blocks)
         refuse("the model has no repeated layers to cut");
     const int per = layersPerBlock(graph, *blocks);

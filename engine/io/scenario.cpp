@@ -76,7 +76,7 @@ Scenario loadScenario(const ScenarioRequest& request) {
             if (mesh.pipelineStages() <= 1)
                 throw InputError("--stages " + request.stages.substr(0, 80) + ": the mesh " + mesh.toString() +
                                  " has no pipe axis");
-            const auto blocks = findRepeatedBlocks(*graph);
+            const auto blocks = findLayers(*graph);
             plan.pipeline = makePipelineLayout(*graph, mesh.pipelineStages(), settings.virtualStages,
                                                  parseChunkRanges(request.stages, blocks ? blocks->count() : 0));
         }

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 
 namespace shardscope {
 
@@ -175,6 +176,54 @@ std::optional<RepeatedBlocks> findRepeatedBlocks(const Graph& g) {
             return rb;
     }
     return std::nullopt;
+}
+
+namespace {
+
+/// `rb` with each block cut into `parts` consecutive pieces of its topological order.
+RepeatedBlocks regrouped(const RepeatedBlocks& rb, int parts) {
+    const int size = rb.period() / parts;
+    RepeatedBlocks out;
+    out.blockOf.assign(rb.blockOf.size(), -1);
+    out.positionOf.assign(rb.positionOf.size(), -1);
+    for (const std::vector<OpId>& block : rb.blocks)
+        for (int k = 0; k < parts; ++k) {
+            out.blocks.emplace_back(block.begin() + k * size, block.begin() + (k + 1) * size);
+            for (int q = 0; q < size; ++q) {
+                const OpId o = out.blocks.back()[std::size_t(q)];
+                out.blockOf[o.index()] = out.count() - 1;
+                out.positionOf[o.index()] = q;
+            }
+        }
+    return out;
+}
+
+/// True when no block path (Op::block) has ops in two of `rb`'s blocks: each block is whole named
+/// layers, never the attention of one layer apart from its MLP.
+bool namesApart(const Graph& g, const RepeatedBlocks& rb) {
+    std::map<std::string_view, int> owner;
+    for (int b = 0; b < rb.count(); ++b)
+        for (OpId o : rb.blocks[std::size_t(b)])
+            if (const auto [it, fresh] = owner.emplace(g.op(o).block, b); !fresh && it->second != b)
+                return false;
+    return true;
+}
+
+} // namespace
+
+std::optional<RepeatedBlocks> findLayers(const Graph& g) {
+    std::optional<RepeatedBlocks> rb = findRepeatedBlocks(g);
+    if (!rb)
+        return rb;
+    // The finest even split whose pieces are whole named layers and still chain up.
+    for (int parts = rb->period(); parts >= 2; --parts) {
+        if (rb->period() % parts != 0)
+            continue;
+        RepeatedBlocks split = regrouped(*rb, parts);
+        if (namesApart(g, split) && chainShaped(g, split))
+            return split;
+    }
+    return rb;
 }
 
 RepeatedBlocks RepeatedBlocks::run(int first, int count) const {

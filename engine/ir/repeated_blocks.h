@@ -40,4 +40,11 @@ struct RepeatedBlocks {
 /// or nullopt when there are none or their edges do not form a chain.
 std::optional<RepeatedBlocks> findRepeatedBlocks(const Graph& graph);
 
+/// The layers a pipeline cuts at and full recomputation checkpoints: the repeated blocks, each split
+/// into the named layers it holds when it holds several that chain up (a sliding-window and a
+/// full-attention layer in turn repeat as a pair; their layers are cut apart), else the blocks
+/// themselves. Its blocks chain as RepeatedBlocks' do and have equal sizes, but need not be identical:
+/// twin() means nothing on them.
+std::optional<RepeatedBlocks> findLayers(const Graph& graph);
+
 } // namespace shardscope

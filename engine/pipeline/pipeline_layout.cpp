@@ -61,7 +61,7 @@ PipelineLayout makePipelineLayout(const Graph& graph, int stages, int virtualSta
         layout.virtualStages = virtualStages;
         return layout;
     }
-    const auto blocks = findRepeatedBlocks(graph);
+    const auto blocks = findLayers(graph);
     if (!blocks)
         throw InputError("pipeline: model '" + graph.name + "' has no repeated blocks (layers) to cut into stages");
     return makePipelineLayout(graph, *blocks, stages, virtualStages, std::move(chunkBlocks));

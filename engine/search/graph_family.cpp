@@ -34,6 +34,7 @@ void GraphCache::findBlocks(GraphVariant& v, const Graph& g) const {
     v.layers = findRepeatedBlocks(g);
     if (v.layers)
         v.blocks = fold_(*v.layers);
+    v.cuts = findLayers(g);
 }
 
 std::vector<std::shared_ptr<const Graph>> GraphCache::graphs() const {

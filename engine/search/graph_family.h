@@ -29,7 +29,8 @@ std::optional<GraphFamily> graphFamilyOf(const ModelSource& source);
 /// One micro-batch count's graph, its repeated blocks, and the run of them the search folds.
 struct GraphVariant {
     std::shared_ptr<const Graph> graph;
-    std::optional<RepeatedBlocks> layers;        ///< every repeated block (the layers a pipeline cuts)
+    std::optional<RepeatedBlocks> layers;        ///< every repeated block
+    std::optional<RepeatedBlocks> cuts;          ///< the layers a pipeline cuts at (findLayers)
     std::optional<RepeatedBlocks> blocks;        ///< the run folded (folded_run.h); null when folding is off
     std::shared_ptr<const GraphFacts> facts;     ///< the graph's analysis, shared by every mesh's cost models
 

@@ -65,10 +65,10 @@ MeshSearch::Combo& MeshSearch::combo(const StepSettings& s) {
                     slot->blocks = other->blocks;
                 }
             if (!slot->blocks) {
-                if (!slot->graph->layers)
+                if (!slot->graph->cuts)
                     throw InputError("pipeline: model '" + slot->graph->graph->name +
                                      "' has no repeated blocks (layers) to cut into stages");
-                slot->blocks = std::make_shared<const RepeatedBlocks>(*slot->graph->layers);
+                slot->blocks = std::make_shared<const RepeatedBlocks>(*slot->graph->cuts);
             }
             if (!slot->layout.active())
                 slot->layout = makePipelineLayout(*slot->graph->graph, *slot->blocks, mesh_.pipelineStages(),

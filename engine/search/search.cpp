@@ -125,7 +125,7 @@ std::shared_ptr<const SearchResult> search(const SearchRequest& r) {
         throw InputError("search: " + e);
     const auto start = Clock::now();
     const int devices = r.cluster->deviceCount();
-    const auto repeated = findRepeatedBlocks(*r.graph);
+    const auto repeated = findLayers(*r.graph);
     const int blocks = repeated ? repeated->count() : 0;
     std::vector<Mesh> meshes = r.mesh ? std::vector<Mesh>{*r.mesh} : candidateMeshes(devices, r.cluster->scaleUpSize());
     if (!r.mesh)

@@ -22,7 +22,7 @@ std::map<std::size_t, std::vector<const Edge*>> blockExits(const CostModel& mode
         return exits;
     std::optional<RepeatedBlocks> found;
     if (!given)
-        found = findRepeatedBlocks(model.graph());
+        found = findLayers(model.graph());
     const RepeatedBlocks* blocks = given ? given : found ? &*found : nullptr;
     if (!blocks)
         return exits;

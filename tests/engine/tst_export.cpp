@@ -9,6 +9,7 @@
 #include "engine/export/jax_module.h"
 #include "engine/export/megatron_args.h"
 #include "engine/export/torchtitan_config.h"
+#include "engine/io/model_file.h"
 #include "engine/plans/baselines.h"
 #include "export_fixtures.h"
 #include "engine/util/error.h"
@@ -266,6 +267,24 @@ private slots:
         QCOMPARE(fold["--expert-model-parallel-size"], std::string("4"));
         QCOMPARE(fold["--expert-tensor-parallel-size"], std::string("1"));
         QCOMPARE(fold.count("--sequence-parallel"), std::size_t(1));
+    }
+
+    void pipelinesCutBetweenTheLayersOfAPair() {
+        // GPT OSS alternates sliding-window and full layers, so its repeated block is a pair; a cut still
+        // falls between any two layers, and Megatron counts layers: 8 layers as 3, 2, 2, 1 on 4 stages
+        // export as first 3, last 1 (the middle stages' 2 each implied).
+        const Graph g = loadModel(ModelRequest{SHARDSCOPE_SOURCE_DIR "/samples/models/hf-gpt-oss-120b/config.json",
+                                               {"layers=8", "seq=512", "vocab=1024", "batch=8"}, std::nullopt},
+                                  1);
+        StepSettings s;
+        s.microbatches = 4;
+        const Plan p = planOf(g, Mesh::parse("pipe=4,data=2"), "dp", s, {3, 2, 2, 1});
+        std::map<std::string, std::string> flags;
+        for (const auto& [flag, value] : megatronArguments(g, p, 8))
+            flags[flag] = value;
+        QCOMPARE(flags["--pipeline-model-parallel-size"], std::string("4"));
+        QCOMPARE(flags["--decoder-first-pipeline-num-layers"], std::string("3"));
+        QCOMPARE(flags["--decoder-last-pipeline-num-layers"], std::string("1"));
     }
 
     void deepspeedConfigsRoundTrip_data() {

@@ -9,6 +9,7 @@
 #include "engine/io/json_fields.h"
 #include "engine/io/model_file.h"
 #include "engine/ir/repeated_blocks.h"
+#include "engine/pipeline/pipeline_layout.h"
 #include "engine/util/error.h"
 
 #include <cmath>
@@ -128,6 +129,22 @@ private slots:
         QCOMPARE(blocks->count(), 3);
         const Graph uniform = load("hf-gpt-oss-120b", {"layers=6", "sliding_window=0"});
         QCOMPARE(findRepeatedBlocks(uniform)->count(), 6);
+        // A pipeline still cuts between single layers: each pair splits into its two named layers,
+        // which chain (each reads the one before). 6 layers on 2 stages: 3 each, a cut inside a pair.
+        const auto layers = findLayers(oss);
+        QVERIFY(layers.has_value());
+        QCOMPARE(layers->count(), 6);
+        QCOMPARE(layers->period(), blocks->period() / 2);
+        for (int l = 0; l < 6; ++l)
+            for (OpId o : layers->blocks[std::size_t(l)])
+                QCOMPARE(oss.op(o).block.rfind("layers." + std::to_string(l), 0), std::size_t(0));
+        const PipelineLayout cut = makePipelineLayout(oss, 2, 1);
+        QCOMPARE(cut.chunkBlocks, (std::vector<int>{3, 3}));
+        QCOMPARE(cut.stageOf(*oss.findOp("layers.2.add2")), 0);
+        QCOMPARE(cut.stageOf(*oss.findOp("layers.3.norm1")), 1);
+        // A layer of one kind keeps its attention and MLP together: Llama's layers are its blocks.
+        const Graph llama = load("hf-llama", {"layers=4"});
+        QCOMPARE(findLayers(llama)->count(), findRepeatedBlocks(llama)->count());
     }
 
     void eachFamilyHasItsParts() {

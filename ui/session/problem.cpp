@@ -15,7 +15,7 @@ std::shared_ptr<const Problem> makeProblem(std::shared_ptr<const Graph> graph, s
     p->nodes = nodes;
     p->microbatches = microbatches;
     p->edges = graphEdges(*p->graph);
-    p->blocks = findRepeatedBlocks(*p->graph);
+    p->blocks = findLayers(*p->graph);
     return p;
 }
 

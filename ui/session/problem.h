@@ -23,7 +23,7 @@ struct Problem {
     std::optional<int> nodes;
     int microbatches = 1;
     std::vector<Edge> edges;              ///< graphEdges(graph)
-    std::optional<RepeatedBlocks> blocks; ///< the repeated layers, if any
+    std::optional<RepeatedBlocks> blocks; ///< the layers, if any (findLayers: what a pipeline cuts at)
 
     /// The global batch the graph was built for, or nullopt when the model file fixes it.
     std::optional<int> globalBatch() const {
