@@ -390,6 +390,9 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
     BridgeConfig h100_235b = qwen235(fp8, 2048, 1, 8, 4, 32);
     h100_235b.tp = 2;
     h100_235b.etp1 = true;
+    // GPT OSS 120B on H100s: PP 4, 9 layers a stage (the pipeline cuts between the layers of a pair).
+    BridgeConfig h100_oss = oss(Precision::BF16, 512, 4, 4096, 8);
+    h100_oss.pp = 4;
     auto release = [](BridgeConfig k, const char* container) {
         k.release = container;
         return k;
@@ -429,7 +432,8 @@ std::vector<MeasuredRun> megatronBridgeFamily() {
             bridgeRow("DGX-B200", "dgx-b200", 8, "GPT OSS 120B", oss(bf16, 512, 4, 4096, 8), 64, 8213),
             bridgeRow("DGX-GB300", "gb300-nvl72", 4, "GPT OSS 120B", release(oss(mx, 1280, 4, 4096, 16), "26.08"), 64, 33024),
             bridgeRow("DGX-GB200", "gb200-nvl72", 4, "GPT OSS 120B", release(oss(mx, 1280, 4, 4096, 64), "26.08"), 64, 28672),
-            bridgeRow("DGX-H100", "dgx-h100", 8, "Qwen3 235B-A22B", h100_235b, 256, 1575)};
+            bridgeRow("DGX-H100", "dgx-h100", 8, "Qwen3 235B-A22B", h100_235b, 256, 1575),
+            bridgeRow("DGX-H100", "dgx-h100", 8, "GPT OSS 120B", h100_oss, 64, 5630)};
 }
 
 std::vector<MeasuredRun> publishedRuns() {

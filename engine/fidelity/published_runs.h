@@ -30,14 +30,13 @@ std::vector<MeasuredRun> megatronH100Family();
 /// the 26.08 container for both Qwen3 models on GB200 and GB300 (named "[26.08]"), then GPT OSS 120B (its
 /// config.json: sliding-window and full layers in turn) in BF16 on 64 GB300s, GB200s and B200s (25.11) and
 /// in MXFP8 on 64 GB300s and GB200s (26.08), and last the 25.11 H100 Qwen3-235B-A22B row (TP 2 with expert
-/// parallelism 32 over 16 data-parallel ranks: the experts fold over the TP ranks, the etp1 baseline).
+/// parallelism 32 over 16 data-parallel ranks: the experts fold over the TP ranks, the etp1 baseline) and
+/// the 25.11 H100 GPT OSS row (PP 4: 9 layers a stage, cut inside the model's pairs of layers).
 /// The systems' FP8
 /// GEMM efficiencies are fitted to their Llama 3 FP8 rows (fidelity_calibration.h, fp8Fits); the rest
 /// (Llama 3.1 405B and Qwen3-235B with Megatron-Bridge's cut, which counts the embedding and the loss as
 /// layers, among them) are predictions. Not here: the other DeepSeek-V3 rows (PP x VP for which the
-/// recipe gives no layout, or with multi-token prediction, which the model lacks), the H100 GPT OSS row
-/// (PP 4 puts 9 layers on each stage, while
-/// its repeated block, the cut's unit, is a pair of a sliding-window and a full-attention layer).
+/// recipe gives no layout, or with multi-token prediction, which the model lacks).
 std::vector<MeasuredRun> megatronBridgeFamily();
 /// The A100 families the dgx-a100 preset is judged on: Megatron's, torchtitan's, the pipelined runs.
 std::vector<MeasuredRun> publishedRuns();
