@@ -211,19 +211,21 @@ bool namesApart(const Graph& g, const RepeatedBlocks& rb) {
 
 } // namespace
 
-std::optional<RepeatedBlocks> findLayers(const Graph& g) {
-    std::optional<RepeatedBlocks> rb = findRepeatedBlocks(g);
-    if (!rb)
-        return rb;
+RepeatedBlocks layersOf(const Graph& g, const RepeatedBlocks& rb) {
     // The finest even split whose pieces are whole named layers and still chain up.
-    for (int parts = rb->period(); parts >= 2; --parts) {
-        if (rb->period() % parts != 0)
+    for (int parts = rb.period(); parts >= 2; --parts) {
+        if (rb.period() % parts != 0)
             continue;
-        RepeatedBlocks split = regrouped(*rb, parts);
+        RepeatedBlocks split = regrouped(rb, parts);
         if (namesApart(g, split) && chainShaped(g, split))
             return split;
     }
     return rb;
+}
+
+std::optional<RepeatedBlocks> findLayers(const Graph& g) {
+    const std::optional<RepeatedBlocks> rb = findRepeatedBlocks(g);
+    return rb ? std::optional<RepeatedBlocks>(layersOf(g, *rb)) : std::nullopt;
 }
 
 RepeatedBlocks RepeatedBlocks::run(int first, int count) const {

@@ -46,5 +46,7 @@ std::optional<RepeatedBlocks> findRepeatedBlocks(const Graph& graph);
 /// themselves. Its blocks chain as RepeatedBlocks' do and have equal sizes, but need not be identical:
 /// twin() means nothing on them.
 std::optional<RepeatedBlocks> findLayers(const Graph& graph);
+/// The same from `graph`'s repeated blocks `blocks`, found already.
+RepeatedBlocks layersOf(const Graph& graph, const RepeatedBlocks& blocks);
 
 } // namespace shardscope

@@ -32,9 +32,10 @@ std::shared_ptr<const GraphVariant> GraphCache::get(int microbatches) {
 
 void GraphCache::findBlocks(GraphVariant& v, const Graph& g) const {
     v.layers = findRepeatedBlocks(g);
-    if (v.layers)
+    if (v.layers) {
         v.blocks = fold_(*v.layers);
-    v.cuts = findLayers(g);
+        v.cuts = layersOf(g, *v.layers);
+    }
 }
 
 std::vector<std::shared_ptr<const Graph>> GraphCache::graphs() const {
