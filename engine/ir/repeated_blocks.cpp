@@ -209,16 +209,41 @@ bool namesApart(const Graph& g, const RepeatedBlocks& rb) {
     return true;
 }
 
+/// `layers` with the ops after them taken as further layers of the same size while those chain on
+/// (Gemma 3's 26 layers repeat 6 at a time: the last 2 follow the 4 blocks).
+RepeatedBlocks extendedOver(const Graph& g, RepeatedBlocks layers) {
+    const auto& order = g.topoOrder();
+    const std::size_t size = std::size_t(layers.period());
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < order.size(); ++i)
+        if (layers.blockOf[order[i].index()] == layers.count() - 1)
+            next = i + 1;
+    while (next + size <= order.size()) {
+        RepeatedBlocks longer = layers;
+        longer.blocks.emplace_back(order.begin() + std::ptrdiff_t(next), order.begin() + std::ptrdiff_t(next + size));
+        for (std::size_t q = 0; q < size; ++q) {
+            longer.blockOf[longer.blocks.back()[q].index()] = longer.count() - 1;
+            longer.positionOf[longer.blocks.back()[q].index()] = int(q);
+        }
+        if (!(namesApart(g, longer) && chainShaped(g, longer)))
+            break;
+        layers = std::move(longer);
+        next += size;
+    }
+    return layers;
+}
+
 } // namespace
 
 RepeatedBlocks layersOf(const Graph& g, const RepeatedBlocks& rb) {
-    // The finest even split whose pieces are whole named layers and still chain up.
+    // The finest even split whose pieces are whole named layers and still chain up, and the layers of
+    // that size after them.
     for (int parts = rb.period(); parts >= 2; --parts) {
         if (rb.period() % parts != 0)
             continue;
         RepeatedBlocks split = regrouped(rb, parts);
         if (namesApart(g, split) && chainShaped(g, split))
-            return split;
+            return extendedOver(g, std::move(split));
     }
     return rb;
 }

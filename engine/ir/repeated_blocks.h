@@ -42,7 +42,8 @@ std::optional<RepeatedBlocks> findRepeatedBlocks(const Graph& graph);
 
 /// The layers a pipeline cuts at and full recomputation checkpoints: the repeated blocks, each split
 /// into the named layers it holds when it holds several that chain up (a sliding-window and a
-/// full-attention layer in turn repeat as a pair; their layers are cut apart), else the blocks
+/// full-attention layer in turn repeat as a pair; their layers are cut apart), with the layers of that
+/// size that chain on after the blocks (Gemma 3's 26 layers: 4 blocks of 6, then 2), else the blocks
 /// themselves. Its blocks chain as RepeatedBlocks' do and have equal sizes, but need not be identical:
 /// twin() means nothing on them.
 std::optional<RepeatedBlocks> findLayers(const Graph& graph);

@@ -142,6 +142,13 @@ private slots:
         QCOMPARE(cut.chunkBlocks, (std::vector<int>{3, 3}));
         QCOMPARE(cut.stageOf(*oss.findOp("layers.2.add2")), 0);
         QCOMPARE(cut.stageOf(*oss.findOp("layers.3.norm1")), 1);
+        // Gemma 3 1B repeats 5 sliding layers and a full one: 26 layers fold as 4 blocks of 6 with 2
+        // layers after them, and every one of the 26 is a layer a pipeline can cut at: 13 a stage on 2.
+        const Graph gemma3 = load("hf-gemma-3-1b");
+        QCOMPARE(findRepeatedBlocks(gemma3)->count(), 4);
+        QCOMPARE(findLayers(gemma3)->count(), 26);
+        QCOMPARE(makePipelineLayout(gemma3, 2, 1).chunkBlocks, (std::vector<int>{13, 13}));
+        QCOMPARE(makePipelineLayout(gemma3, 2, 1).stageOf(*gemma3.findOp("layers.13.norm1")), 1);
         // A layer of one kind keeps its attention and MLP together: Llama's layers are its blocks.
         const Graph llama = load("hf-llama", {"layers=4"});
         QCOMPARE(findLayers(llama)->count(), findRepeatedBlocks(llama)->count());
