@@ -357,6 +357,10 @@ private slots:
         s->selectOp(*s->state().problem->graph->findOp("lm_head"));
         QVERIFY2(w.inspector()->details().contains(QStringLiteral("stage <b>3</b> of 4")),
                  qPrintable(w.inspector()->details()));
+        // An attention op says which keys its queries see: a decoder's causal mask, half the products.
+        s->selectOp(*s->state().problem->graph->findOp("layers.0.attn.scores"));
+        QVERIFY2(w.inspector()->details().contains(QStringLiteral("attention core, causal: a fused kernel computes 50%")),
+                 qPrintable(w.inspector()->details()));
         w.showPanel(QStringLiteral("compare"));
         QVERIFY(waitSettled(w));
         QVERIFY(!w.compareView()->model()->rows().empty());

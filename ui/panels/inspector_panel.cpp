@@ -143,6 +143,15 @@ void InspectorPanel::refresh() {
                        .arg(q(opKindName(op.kind)), q(op.block.empty() ? std::string("-") : op.block),
                             q(op.rule.toString()).toHtmlEscaped(), q(strategy.toString(op.rule, mesh)),
                             q(strategyLabel(op, strategy, mesh)));
+    if (op.attentionCore) {
+        // Which keys each query sees, and so how much of the s x t products a fused kernel computes.
+        const QString mask = op.window > 0 ? tr("a sliding window of %1 keys").arg(op.window)
+                             : op.causal   ? tr("causal")
+                                           : tr("every key");
+        html += tr("<br>attention core, %1: a fused kernel computes %2% of its query x key products")
+                    .arg(mask)
+                    .arg(100 * op.attendedShare(), 0, 'g', 3);
+    }
     if (const PipelineReport& pipe = s.evaluation->pipeline; pipe.active()) {
         // Its stage: the figures every op of that stage shares.
         const StageReport& st = pipe.stages[static_cast<std::size_t>(pipe.stageOfOp[o.index()])];

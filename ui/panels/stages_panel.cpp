@@ -15,7 +15,7 @@ namespace shardscope::ui {
 
 namespace {
 
-/// The blocks of stage `stage` under `layout`: "6-11" or, interleaved, "0-2, 12-14".
+/// The layers (pipeline cut units) of stage `stage` under `layout`: "6-11" or, interleaved, "0-2, 12-14".
 QString blocksOf(const PipelineLayout& layout, int stage) {
     QStringList ranges;
     int first = 0;
@@ -51,7 +51,7 @@ StagesPanel::StagesPanel(Session* session, QWidget* parent) : QWidget(parent), s
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->verticalHeader()->hide();
     table_->setColumnCount(12);
-    table_->setHorizontalHeaderLabels({tr("Stage"), tr("Blocks"), tr("Ops"), tr("Per micro-batch"), tr("Forward"),
+    table_->setHorizontalHeaderLabels({tr("Stage"), tr("Layers"), tr("Ops"), tr("Per micro-batch"), tr("Forward"),
                                        tr("Backward"), tr("Comm"), tr("Sends"), tr("Per step"), tr("In flight"),
                                        tr("Peak memory"), tr("Done (simulated)")});
     table_->setToolTip(tr("Per stage, the analytic estimate the search ranks by; the last column is when the "
