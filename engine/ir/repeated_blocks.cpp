@@ -180,6 +180,16 @@ std::optional<RepeatedBlocks> findRepeatedBlocks(const Graph& g) {
 
 namespace {
 
+/// Appends the ops [first, last) as a block of `rb`, numbering them.
+template <typename It>
+void appendBlock(RepeatedBlocks& rb, It first, It last) {
+    rb.blocks.emplace_back(first, last);
+    for (std::size_t q = 0; q < rb.blocks.back().size(); ++q) {
+        rb.blockOf[rb.blocks.back()[q].index()] = rb.count() - 1;
+        rb.positionOf[rb.blocks.back()[q].index()] = int(q);
+    }
+}
+
 /// `rb` with each block cut into `parts` consecutive pieces of its topological order.
 RepeatedBlocks regrouped(const RepeatedBlocks& rb, int parts) {
     const int size = rb.period() / parts;
@@ -187,14 +197,8 @@ RepeatedBlocks regrouped(const RepeatedBlocks& rb, int parts) {
     out.blockOf.assign(rb.blockOf.size(), -1);
     out.positionOf.assign(rb.positionOf.size(), -1);
     for (const std::vector<OpId>& block : rb.blocks)
-        for (int k = 0; k < parts; ++k) {
-            out.blocks.emplace_back(block.begin() + k * size, block.begin() + (k + 1) * size);
-            for (int q = 0; q < size; ++q) {
-                const OpId o = out.blocks.back()[std::size_t(q)];
-                out.blockOf[o.index()] = out.count() - 1;
-                out.positionOf[o.index()] = q;
-            }
-        }
+        for (int k = 0; k < parts; ++k)
+            appendBlock(out, block.begin() + k * size, block.begin() + (k + 1) * size);
     return out;
 }
 
@@ -220,11 +224,7 @@ RepeatedBlocks extendedOver(const Graph& g, RepeatedBlocks layers) {
             next = i + 1;
     while (next + size <= order.size()) {
         RepeatedBlocks longer = layers;
-        longer.blocks.emplace_back(order.begin() + std::ptrdiff_t(next), order.begin() + std::ptrdiff_t(next + size));
-        for (std::size_t q = 0; q < size; ++q) {
-            longer.blockOf[longer.blocks.back()[q].index()] = longer.count() - 1;
-            longer.positionOf[longer.blocks.back()[q].index()] = int(q);
-        }
+        appendBlock(longer, order.begin() + std::ptrdiff_t(next), order.begin() + std::ptrdiff_t(next + size));
         if (!(namesApart(g, longer) && chainShaped(g, longer)))
             break;
         layers = std::move(longer);
